@@ -1,0 +1,1 @@
+"""The context engine: token accounting, compression, summary prompts, secret redaction."""

@@ -1,0 +1,167 @@
+"""The events the core emits: the UI's only window into the agent.
+
+Every state change a user should see is one of these frozen dataclasses, delivered in order
+to the `EventSink` the Agent was given (the TUI turns them into Textual messages; the headless
+CLI prints them). They carry plain data only — no widgets, no SDK objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base class of every core event."""
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    session_id: str
+    user_message: str
+
+
+@dataclass(frozen=True)
+class AssistantStarted(Event):
+    """A new API call began streaming; deltas that follow belong to one assistant message."""
+
+    api_call: int
+
+
+@dataclass(frozen=True)
+class TextDelta(Event):
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta(Event):
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantFinished(Event):
+    """The streamed assistant message is complete (it may carry tool calls)."""
+
+    content: str
+    tool_call_count: int
+    finish_reason: str
+    interrupted: bool = False
+
+
+@dataclass(frozen=True)
+class ToolCallStarted(Event):
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ToolCallFinished(Event):
+    call_id: str
+    name: str
+    result: str
+    is_error: bool
+    duration_s: float
+
+
+@dataclass(frozen=True)
+class ContextBudget:
+    """What the token gauge shows. `shown_tokens` is either reported or estimated."""
+
+    context_length: int
+    threshold_tokens: int
+    reported_prompt_tokens: int  # last provider-reported prompt size; 0 = none yet
+    estimated_tokens: int  # rough estimate of the next request
+    shown_tokens: int
+    is_estimate: bool
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    compression_count: int = 0
+    ineffective_compressions: int = 0
+    window_is_default: bool = False
+    compression_enabled: bool = True
+
+
+@dataclass(frozen=True)
+class UsageUpdated(Event):
+    budget: ContextBudget
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    session_input_tokens: int = 0
+    session_output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class CompressionStarted(Event):
+    session_id: str
+    reason: str  # "preflight" | "threshold" | "overflow" | "manual"
+    tokens: int
+    messages: int
+
+
+@dataclass(frozen=True)
+class CompressionFinished(Event):
+    before: int  # messages before
+    after: int  # messages after
+    dropped: int
+    fallback_used: bool
+    tokens_before: int = 0
+    tokens_after: int = 0
+    aborted: bool = False
+    summary_error: str = ""
+    focus_topic: str = ""
+
+
+@dataclass(frozen=True)
+class SessionRotated(Event):
+    old: str | None
+    new: str
+    reason: str  # "compression" | "new_session" | "resume" | "branch" | "undo" ...
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class ReviewEntry(Event):
+    """A line in the review log: compression, rotation, memory/skill events, warnings."""
+
+    kind: str  # "compression" | "rotation" | "memory" | "skill" | "warning" | "info"
+    text: str
+
+
+@dataclass(frozen=True)
+class Warning(Event):  # the design names this event "Warning"; it shadows the builtin here only
+    text: str
+
+
+@dataclass(frozen=True)
+class Status(Event):
+    text: str
+
+
+@dataclass(frozen=True)
+class HistoryReplaced(Event):
+    """The in-memory conversation was replaced (resume, undo, compression); the UI re-renders."""
+
+    session_id: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class TurnFinished(Event):
+    session_id: str
+    final_response: str | None
+    interrupted: bool = False
+    failed: bool = False
+    error: str = ""
+    api_calls: int = 0
+    exit_reason: str = ""
+
+
+EventSink = Callable[[Event], None]
+
+
+def null_sink(_event: Event) -> None:
+    """An event sink that drops everything (tests, background work)."""

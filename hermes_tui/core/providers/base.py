@@ -1,0 +1,118 @@
+"""The one streaming interface every provider implements, and its normalised events.
+
+A provider receives OpenAI-format messages (system message first, if any) and OpenAI
+function-tool schemas, translates them to its wire format at the edge, and yields
+`StreamEvent`s: text and reasoning deltas, complete tool calls, usage, and a finish reason.
+SDK exceptions propagate unchanged: `hermes_tui.core.errors.classify_api_error` reads them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage of one API call. `prompt_tokens` is the whole prompt, cached parts included."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def input_tokens(self) -> int:
+        """Uncached prompt tokens (the `sessions.input_tokens` bucket)."""
+        return max(0, self.prompt_tokens - self.cache_read_tokens - self.cache_write_tokens)
+
+    def as_dict(self) -> dict[str, int]:
+        """The dict `ContextCompressor.update_from_response` takes (legacy + bucket keys)."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.completion_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+        }
+
+
+@dataclass(frozen=True)
+class StreamText:
+    text: str
+
+
+@dataclass(frozen=True)
+class StreamReasoning:
+    text: str
+
+
+@dataclass(frozen=True)
+class StreamToolCall:
+    """A complete tool call. `arguments` is the raw JSON text the model produced (may be invalid)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class StreamUsage:
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class StreamFinish:
+    """Normalised to OpenAI names: "stop", "tool_calls", "length", "content_filter"."""
+
+    reason: str
+
+
+StreamEvent = StreamText | StreamReasoning | StreamToolCall | StreamUsage | StreamFinish
+
+
+@dataclass
+class ChatRequest:
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    max_tokens: int | None = None
+    cache_ttl: str = "5m"  # Anthropic prompt caching: "5m" or "1h"
+    timeout: float | None = None
+
+
+class Provider(ABC):
+    """A streaming chat model. Subclasses set `name`; `model` is the model id in use."""
+
+    name: str = "provider"
+    is_demo: bool = False
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+
+    @abstractmethod
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """Yield the normalised events of one streamed API call."""
+
+    async def complete(self, prompt: str, *, max_tokens: int, timeout: float | None = None) -> str:
+        """One non-tool call with a single user message; returns the text (used for summaries)."""
+        parts: list[str] = []
+        request = ChatRequest(
+            messages=[{"role": "user", "content": prompt}], max_tokens=max_tokens, timeout=timeout
+        )
+        async for event in self.stream(request):
+            if isinstance(event, StreamText):
+                parts.append(event.text)
+        return "".join(parts)
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
+        """Release network resources."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.model}"

@@ -1,0 +1,1 @@
+"""Agent tools: a registry plus one module per tool family."""

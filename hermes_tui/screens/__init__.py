@@ -1,0 +1,1 @@
+"""Textual screens: the main screen and modal/secondary screens."""

@@ -1,0 +1,32 @@
+"""Plain data types the store returns to the layers above (no SQLite objects leak out)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Edge kinds between a session and its parent, derived from the parent's end_reason and the
+# timestamps (reference §2.5, §3): a compression continuation starts after its parent ended
+# with "compression"; a branch child starts after its parent ended "branched"; anything else
+# with a parent (delegate/subagent/review forks, orphans) is "other".
+EDGE_ROOT = "root"
+EDGE_COMPRESSION = "compression"
+EDGE_BRANCH = "branch"
+EDGE_OTHER = "other"
+
+
+@dataclass(frozen=True)
+class LineageNode:
+    """One session in the lineage tree, with the kind of edge to its parent."""
+
+    id: str
+    parent_id: str | None
+    edge: str  # EDGE_ROOT | EDGE_COMPRESSION | EDGE_BRANCH | EDGE_OTHER
+    title: str | None
+    source: str
+    model: str | None
+    started_at: float
+    ended_at: float | None
+    end_reason: str | None
+    message_count: int
+    last_active: float
+    preview: str = ""

@@ -1,0 +1,1 @@
+"""Textual widgets: conversation, tool cards, lineage tree, token gauge, review log, prompt input."""

@@ -177,9 +177,8 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
     elif tp is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
-    elif tp is str:
-        if isinstance(value, str):
-            return value
+    elif tp is str and isinstance(value, str):
+        return value
     raise ConfigError(f"{where} must be {_type_name(tp)}, got {type(value).__name__} {value!r}")
 
 
@@ -216,7 +215,7 @@ def _validate(settings: Settings, origin: str) -> None:
     if settings.agent.max_turns < 1:
         raise ConfigError(f"{origin}: 'agent.max_turns' must be >= 1")
     if settings.prompt_caching.cache_ttl not in ("5m", "1h"):
-        raise ConfigError(f"{origin}: 'prompt_caching.cache_ttl' must be \"5m\" or \"1h\"")
+        raise ConfigError(f'{origin}: \'prompt_caching.cache_ttl\' must be "5m" or "1h"')
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
@@ -274,7 +273,7 @@ def load_settings(
 # --------------------------------------------------------------------------- provider choice
 
 
-DEFAULT_MODELS = {"demo": "demo", "openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
+DEFAULT_MODELS = {"demo": "demo", "openai": "gpt-4o-mini", "anthropic": "claude-sonnet-5"}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,88 @@
+"""Start-up figures: `hermes-tui --version` wall time and time to the TUI's first frame.
+
+    python -m bench.startup [--runs N]
+
+`--version` is timed as a whole process. The first frame is timed in-process from the start of
+`import hermes_tui.app` to the first completed screen refresh of a headless run (Textual's
+`App.run_test`), with a fresh home folder and the offline demo provider, in a subprocess per run
+so every run pays the cold import cost. Budgets (DESIGN.md): --version < 0.3 s, first frame < 1.0 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+FIRST_FRAME_SNIPPET = r"""
+import asyncio, sys, time
+t0 = time.perf_counter()
+from pathlib import Path
+from hermes_tui.app import HermesApp
+from hermes_tui.config import load_settings, resolve_home, resolve_provider
+home = resolve_home(sys.argv[1]).ensure()
+settings = load_settings(home, {}, env={})
+choice = resolve_provider(settings, env={})
+app = HermesApp(home=home, settings=settings, choice=choice)
+
+async def main():
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        first = time.perf_counter() - t0
+        await asyncio.wait_for(app.ready.wait(), 10)
+        ready = time.perf_counter() - t0
+        print(f"{first:.4f} {ready:.4f}")
+asyncio.run(main())
+"""
+
+
+def _time_version(runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "hermes_tui", "--version"], check=True, capture_output=True)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def _time_first_frame(runs: int) -> tuple[list[float], list[float]]:
+    firsts, readies = [], []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as home:
+            out = subprocess.run(
+                [sys.executable, "-c", FIRST_FRAME_SNIPPET, home],
+                check=True,
+                capture_output=True,
+                text=True,
+                env={**os.environ, "HERMES_TUI_DEMO_DELAY": "0"},
+            )
+            first, ready = (float(x) for x in out.stdout.split()[-2:])
+            firsts.append(first)
+            readies.append(ready)
+    return firsts, readies
+
+
+def _fmt(values: list[float]) -> str:
+    med, lo, hi = (statistics.median(values) * 1000, min(values) * 1000, max(values) * 1000)
+    return f"median {med:.0f} ms, min {lo:.0f} ms, max {hi:.0f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    version = _time_version(args.runs)
+    print(f"hermes-tui --version (whole process): {_fmt(version)}  [budget 300 ms]")
+    first, ready = _time_first_frame(args.runs)
+    print(f"first frame (import -> first refresh): {_fmt(first)}  [budget 1000 ms]")
+    print(f"agent ready (DB open, provider built): {_fmt(ready)}")
+
+
+if __name__ == "__main__":
+    main()

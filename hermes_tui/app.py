@@ -1,0 +1,296 @@
+"""HermesApp: owns one Agent, runs turns in workers, turns core events into widget updates.
+
+The first frame paints before anything heavy happens: the database opens and the provider SDK is
+imported in a startup worker after mount. Each turn runs in an async worker in the exclusive
+group "turn". Core events arrive through the Agent's sink as `CoreEvent` messages and are routed
+to the conversation, lineage tree, token gauge, review log and status bar.
+
+Ctrl-C ladder: text in the input -> clear it; a turn running -> interrupt it (the partial answer
+stays, marked interrupted, and is saved); idle -> a second Ctrl-C within 2 s quits. Ctrl-Q quits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding
+from textual.message import Message
+from textual.worker import Worker, WorkerState
+
+from hermes_tui.config import Home, ProviderChoice, Settings
+from hermes_tui.core import events as ev
+from hermes_tui.screens.approval import ApprovalScreen
+from hermes_tui.screens.help import HelpScreen
+from hermes_tui.screens.main import MainScreen
+from hermes_tui.widgets.lineage_tree import LineageTree
+from hermes_tui.widgets.prompt_input import PromptInput
+
+QUIT_WINDOW_S = 2.0
+
+
+class CoreEvent(Message):
+    """A core event delivered to the UI thread."""
+
+    def __init__(self, event: ev.Event) -> None:
+        super().__init__()
+        self.event = event
+
+
+class HermesApp(App[int]):
+    CSS_PATH = "styles.tcss"
+    TITLE = "hermes-tui"
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("ctrl+c", "ctrl_c", "Interrupt/Quit", priority=True, id="interrupt"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="quit"),
+        Binding("f1", "help", "Help", id="help"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        home: Home,
+        settings: Settings,
+        choice: ProviderChoice,
+        resume: str | None = None,
+        cwd: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.home = home
+        self.settings = settings
+        self.choice = choice
+        self.resume_ref = resume
+        self.cwd = cwd
+        self.agent: Any = None
+        self.db: Any = None
+        self.startup_error: str | None = None
+        self.turn_worker: Worker[Any] | None = None
+        self._last_ctrl_c = 0.0
+        self._closed = False
+        self.ready = asyncio.Event()
+
+    # ------------------------------------------------------------------ start-up
+
+    def get_default_screen(self) -> MainScreen:
+        return MainScreen(provider_label=f"{self.choice.provider}:{self.choice.model}", is_demo=self.choice.is_demo)
+
+    @property
+    def main(self) -> MainScreen:
+        screen = self.screen_stack[0] if self.screen_stack else self.screen
+        assert isinstance(screen, MainScreen)
+        return screen
+
+    def on_mount(self) -> None:
+        if self.choice.is_demo:
+            self.main.review_log.add_entry("info", f"Demo model — {self.choice.reason}")
+        self.call_after_refresh(self._start)
+
+    def _start(self) -> None:
+        self.run_worker(self._start_agent(), group="startup", exclusive=True)
+
+    async def _start_agent(self) -> None:
+        from hermes_tui.config import ConfigError
+        from hermes_tui.core.agent import AgentError
+        from hermes_tui.core.bootstrap import open_agent
+        from hermes_tui.core.sessions import SessionCommandError, load_session, resolve_target
+        from hermes_tui.store.errors import StoreError
+
+        try:
+            self.agent, self.db = await open_agent(
+                home=self.home,
+                settings=self.settings,
+                choice=self.choice,
+                sink=self._sink,
+                approver=self._approve,
+                source="tui",
+                cwd=self.cwd,
+            )
+        except (StoreError, AgentError, ConfigError) as exc:
+            self.startup_error = str(exc)
+            self.exit(2)
+            return
+        if self.resume_ref:
+            try:
+                await load_session(self.agent, await resolve_target(self.agent, self.resume_ref))
+            except SessionCommandError as exc:
+                self.notify(str(exc), severity="error")
+        self.main.status_bar.session = self.agent.session_id
+        self.main.gauge.budget = self.agent.budget()
+        await self.refresh_lineage()
+        self.ready.set()
+
+    # ------------------------------------------------------------------ core events
+
+    def _sink(self, event: ev.Event) -> None:
+        self.post_message(CoreEvent(event))
+
+    async def refresh_lineage(self) -> None:
+        if self.db is None or self.agent is None:
+            return
+        nodes = await self.db.lineage_tree()
+        self.main.lineage.set_nodes(nodes, self.agent.session_id)
+
+    async def on_core_event(self, message: CoreEvent) -> None:
+        event = message.event
+        main = self.main
+        convo = main.conversation
+        if isinstance(event, ev.TextDelta):
+            convo.append_text(event.text)
+        elif isinstance(event, ev.ReasoningDelta):
+            convo.append_reasoning(event.text)
+        elif isinstance(event, ev.AssistantStarted):
+            convo.begin_assistant()
+            main.status_bar.state = "streaming"
+        elif isinstance(event, ev.AssistantFinished):
+            convo.end_assistant(interrupted=event.interrupted)
+        elif isinstance(event, ev.ToolCallStarted):
+            convo.add_tool_call(event.call_id, event.name, event.arguments)
+            main.status_bar.state = f"running {event.name}"
+        elif isinstance(event, ev.ToolCallFinished):
+            convo.finish_tool_call(event.call_id, event.result, event.is_error, event.duration_s)
+        elif isinstance(event, ev.UsageUpdated):
+            main.gauge.budget = event.budget
+        elif isinstance(event, ev.CompressionStarted):
+            main.status_bar.state = "compressing"
+            convo.add_notice("compression", f"Compressing context ({event.reason}, ~{event.tokens:,} tokens)…")
+        elif isinstance(event, ev.CompressionFinished):
+            if not event.aborted:
+                fallback = " — fallback summary" if event.fallback_used else ""
+                convo.add_notice(
+                    "compression",
+                    f"Context compressed: {event.before} → {event.after} messages, "
+                    f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens{fallback}",
+                )
+        elif isinstance(event, ev.SessionRotated):
+            main.status_bar.session = event.new
+            if event.reason == "compression":
+                convo.add_notice("rotation", f"Continued in child session {event.new}")
+            await self.refresh_lineage()
+        elif isinstance(event, ev.ReviewEntry):
+            main.review_log.add_entry(event.kind, event.text)
+        elif isinstance(event, ev.Warning):
+            convo.add_notice("warning", event.text)
+        elif isinstance(event, ev.Status):
+            main.status_bar.state = event.text
+        elif isinstance(event, ev.HistoryReplaced):
+            convo.load_history(event.messages)
+        elif isinstance(event, ev.TurnFinished):
+            main.status_bar.state = "interrupted" if event.interrupted else "idle"
+            if event.failed and event.error:
+                convo.add_notice("warning", event.error)
+            await self.refresh_lineage()
+
+    # ------------------------------------------------------------------ input
+
+    @property
+    def turn_running(self) -> bool:
+        return self.turn_worker is not None and self.turn_worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text.strip()
+        if not text:
+            return
+        if self.agent is None:
+            await self.ready.wait()
+        if self.turn_running:
+            self.notify("A turn is running — press Ctrl-C to interrupt it first.", severity="warning")
+            self.main.prompt.set_text(text)
+            return
+        from hermes_tui.core.commands import is_command
+
+        if is_command(text):
+            self.run_worker(self._run_command(text), group="command", exclusive=True)
+        else:
+            self._start_turn(text)
+
+    def _start_turn(self, text: str) -> None:
+        self.main.conversation.add_user(text)
+        self.main.status_bar.state = "thinking"
+        self.turn_worker = self.run_worker(self.agent.run_conversation(text), group="turn", exclusive=True)
+
+    async def _run_command(self, text: str) -> None:
+        from hermes_tui.core.commands import run_command
+
+        result = await run_command(self.agent, text)
+        convo = self.main.conversation
+        if result.quit:
+            await self.action_quit()
+            return
+        if result.show_help:
+            self.push_screen(HelpScreen())
+        elif result.output:
+            convo.add_notice("warning" if result.error else "info", result.output)
+        if result.prefill is not None:
+            self.main.prompt.set_text(result.prefill)
+        if result.send:
+            self._start_turn(result.send)
+        await self.refresh_lineage()
+
+    async def on_lineage_tree_session_chosen(self, message: LineageTree.SessionChosen) -> None:
+        if self.agent is None or message.session_id == self.agent.session_id:
+            return
+        await self._run_command(f"/resume {message.session_id}")
+
+    async def _approve(self, request: Any) -> bool:
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def done(result: bool | None) -> None:
+            if not future.done():
+                future.set_result(bool(result))
+
+        screen = ApprovalScreen(request.tool, request.command, request.cwd, tuple(request.reasons))
+        self.push_screen(screen, callback=done)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if screen.is_attached:
+                screen.dismiss(False)
+            raise
+
+    # ------------------------------------------------------------------ actions
+
+    def action_ctrl_c(self) -> None:
+        prompt = self.main.prompt
+        if prompt.value:
+            prompt.value = ""
+            self._last_ctrl_c = 0.0
+            return
+        if self.turn_running and self.turn_worker is not None:
+            self.turn_worker.cancel()
+            self.main.status_bar.state = "interrupting"
+            self._last_ctrl_c = 0.0
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c <= QUIT_WINDOW_S:
+            self.run_worker(self.action_quit(), group="quit")
+            return
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl-C again within 2 s to quit (Ctrl-Q quits at once).", timeout=QUIT_WINDOW_S)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        await self.shutdown_agent()
+        self.exit(0)
+
+    async def shutdown_agent(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self.turn_running and self.turn_worker is not None:
+            self.turn_worker.cancel()
+            try:
+                await asyncio.wait_for(self.turn_worker.wait(), 5)
+            except Exception:
+                pass
+        if self.agent is not None:
+            await self.agent.close("tui_shutdown")
+        if self.db is not None:
+            await self.db.close()
+
+    async def on_unmount(self) -> None:
+        await self.shutdown_agent()

@@ -1,0 +1,110 @@
+"""Build the per-call API copy of the conversation (reference §6.0 step 7).
+
+The canonical history is never modified here: we copy it, drop in-memory flags, repair what a
+provider would reject (stray tool results, tool calls without results, consecutive user
+messages, invalid argument JSON), canonicalise tool-call arguments for byte-stable prefixes,
+and put the cached system prompt first.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hermes_tui.core.messages import Message, content_text, public_copy, tool_call_ids
+
+STUB_RESULT = "[Result unavailable — see context summary above]"
+
+
+def _canonical_arguments(raw: Any) -> str:
+    if isinstance(raw, (dict, list)):
+        return json.dumps(raw, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = str(raw or "").strip() or "{}"
+    try:
+        parsed = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return "{}"  # never send invalid JSON back to a provider
+    return json.dumps(parsed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _clean_message(message: Message) -> Message:
+    msg = public_copy(message)
+    content = msg.get("content")
+    if isinstance(content, str):
+        msg["content"] = content.strip()
+    if msg.get("tool_calls"):
+        calls = []
+        for call in msg["tool_calls"]:
+            fn = dict(call.get("function") or {})
+            fn["arguments"] = _canonical_arguments(fn.get("arguments"))
+            calls.append({"id": call.get("id"), "type": "function", "function": fn})
+        msg["tool_calls"] = calls
+    return msg
+
+
+def _as_parts(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, list):
+        return [p if isinstance(p, dict) else {"type": "text", "text": str(p)} for p in content]
+    return [{"type": "text", "text": content_text(content)}]
+
+
+def _merge_content(first: Message, second: Message) -> Any:
+    """Join two user contents; list (multimodal) contents keep their parts."""
+    a, b = first.get("content"), second.get("content")
+    if isinstance(a, list) or isinstance(b, list):
+        return [*_as_parts(a), *_as_parts(b)]
+    return content_text(a) + "\n\n" + content_text(b)
+
+
+def repair_history(messages: list[Message]) -> list[Message]:
+    """Drop stray tool results, stub missing ones, merge consecutive user messages."""
+    repaired: list[Message] = []
+    open_calls: set[str] = set()
+    for message in messages:
+        role = message.get("role")
+        if role == "tool":
+            cid = str(message.get("tool_call_id") or "")
+            if cid not in open_calls:
+                continue  # a result whose call did not survive: providers reject it
+            open_calls.discard(cid)
+            repaired.append(message)
+            continue
+        if open_calls:  # the previous assistant left calls unanswered
+            repaired.extend({"role": "tool", "content": STUB_RESULT, "tool_call_id": cid} for cid in sorted(open_calls))
+            open_calls.clear()
+        if role == "assistant" and message.get("tool_calls"):
+            open_calls = set(tool_call_ids(message))
+        if role == "user" and repaired and repaired[-1].get("role") == "user":
+            repaired[-1] = {**repaired[-1], "content": _merge_content(repaired[-1], message)}
+            continue
+        repaired.append(message)
+    if open_calls:
+        repaired.extend({"role": "tool", "content": STUB_RESULT, "tool_call_id": cid} for cid in sorted(open_calls))
+    return repaired
+
+
+def build_api_messages(
+    messages: list[Message],
+    system_prompt: str | None,
+    *,
+    extra_user_context: str = "",
+    extra_messages: list[Message] | None = None,
+) -> list[Message]:
+    """The request copy: system first, cleaned and repaired history, optional per-call additions.
+
+    `extra_user_context` is appended to the current (last) user message of the copy only — per-turn
+    material never enters the system prompt or the stored history (reference §9 item 5).
+    `extra_messages` are appended after the history (e.g. the max-iterations request).
+    """
+    body = repair_history([_clean_message(m) for m in messages])
+    if extra_user_context:
+        for index in range(len(body) - 1, -1, -1):
+            if body[index].get("role") == "user":
+                text = content_text(body[index].get("content"))
+                body[index] = {**body[index], "content": f"{text}\n\n{extra_user_context}"}
+                break
+    if extra_messages:
+        body.extend(_clean_message(m) for m in extra_messages)
+    if system_prompt:
+        return [{"role": "system", "content": system_prompt}, *body]
+    return body

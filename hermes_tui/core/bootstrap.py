@@ -1,0 +1,85 @@
+"""Assemble a ready Agent from settings: open state.db, build the providers, register the tools.
+
+Both front-ends (the TUI's start-up worker and `hermes-tui run`) call `open_agent`, so they
+drive exactly the same Agent. The summary provider is only distinct when
+`auxiliary.compression` names a different provider, model or base URL; otherwise compression
+summaries use the main model (there is nothing to fall back to).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermes_tui.config import Home, ProviderChoice, Settings
+from hermes_tui.core import events as ev
+from hermes_tui.core.tools.registry import Approver, FunctionTool, ToolContext, ToolRegistry, default_registry
+
+if TYPE_CHECKING:
+    from hermes_tui.core.agent import Agent
+    from hermes_tui.core.providers.base import Provider
+    from hermes_tui.store.db import SessionDB
+
+
+def build_registry() -> ToolRegistry:
+    """The default tools plus session_search (which reads the agent's state.db)."""
+    from hermes_tui.core.tools.session_search import SESSION_SEARCH_SCHEMA, session_search
+
+    registry = default_registry()
+
+    async def run_session_search(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        db = ctx.services.get("db")
+        if db is None:
+            return {"error": "session search is unavailable: no state.db is open"}
+        return await session_search(db, ctx.session_id, args)
+
+    registry.register(FunctionTool.from_schema(SESSION_SEARCH_SCHEMA, run_session_search))
+    return registry
+
+
+def summary_provider(settings: Settings, choice: ProviderChoice) -> Provider | None:
+    """A distinct provider for compression summaries, or None to summarise with the main model."""
+    from hermes_tui.core.providers.factory import make_aux_provider, resolve_aux_choice
+
+    aux = resolve_aux_choice(settings, choice)
+    if (aux.provider, aux.model, aux.base_url) == (choice.provider, choice.model, choice.base_url):
+        return None
+    return make_aux_provider(settings, choice)
+
+
+async def open_agent(
+    *,
+    home: Home,
+    settings: Settings,
+    choice: ProviderChoice,
+    sink: ev.EventSink,
+    approver: Approver | None,
+    source: str,
+    cwd: Path | None = None,
+) -> tuple[Agent, SessionDB]:
+    """Open state.db and build the Agent; StoreError/AgentError/ConfigError carry one-line messages."""
+    from hermes_tui.core.agent import Agent
+    from hermes_tui.core.providers.factory import make_provider
+    from hermes_tui.store.db import SessionDB
+
+    aux = summary_provider(settings, choice)
+    db = await SessionDB.open(home.state_db)
+    try:
+        agent = Agent(
+            settings=settings,
+            home=home,
+            provider=make_provider(
+                choice, max_tokens=settings.model.max_tokens, reasoning_effort=settings.model.reasoning_effort
+            ),
+            db=db,
+            aux_provider=aux,
+            sink=sink,
+            approver=approver,
+            source=source,
+            cwd=cwd,
+            registry=build_registry(),
+        )
+    except Exception:
+        await db.close()
+        raise
+    return agent, db

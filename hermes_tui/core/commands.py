@@ -1,0 +1,203 @@
+"""Slash commands shared by the TUI and the headless CLI: one registry, one dispatcher.
+
+`run_command(agent, "/resume 2")` returns a `CommandResult` telling the front-end what to show,
+whether to send a user turn (/retry), what to put back in the input (/undo), or to quit.
+Anything the TUI can do with a command, a script can do with `hermes-tui run "/…"`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hermes_tui.core import sessions
+from hermes_tui.core.manual_compress import manual_compress
+from hermes_tui.core.messages import content_text
+
+if TYPE_CHECKING:
+    from hermes_tui.core.agent import Agent
+
+
+@dataclass
+class CommandResult:
+    output: str = ""
+    send: str | None = None  # run this text as a user turn next
+    prefill: str | None = None  # put this text back into the prompt input
+    quit: bool = False
+    show_help: bool = False
+    show_sessions: bool = False
+    error: bool = False
+
+
+Handler = Callable[["Agent", str], Awaitable[CommandResult]]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    usage: str
+    help: str
+    handler: Handler
+    aliases: tuple[str, ...] = ()
+
+
+async def _new(agent: Agent, args: str) -> CommandResult:
+    title = args.strip()
+    for flag in ("now", "--yes", "-y"):
+        if title == flag:
+            title = ""
+    return CommandResult(await sessions.new_session(agent, title or None))
+
+
+async def _resume(agent: Agent, args: str) -> CommandResult:
+    if not args.strip():
+        return CommandResult(await list_sessions_text(agent), show_sessions=True)
+    return CommandResult(await sessions.resume_session(agent, args))
+
+
+async def _branch(agent: Agent, args: str) -> CommandResult:
+    return CommandResult(await sessions.branch_session(agent, args.strip() or None))
+
+
+async def _title(agent: Agent, args: str) -> CommandResult:
+    return CommandResult(await sessions.set_title(agent, args))
+
+
+async def _undo(agent: Agent, args: str) -> CommandResult:
+    count = 1
+    if args.strip():
+        if not args.strip().isdigit():
+            return CommandResult("usage: /undo [N]  (N = number of user turns to remove)", error=True)
+        count = int(args.strip())
+    text = await sessions.undo(agent, count)
+    return CommandResult(f"↶ Removed the last {count} turn(s); the prompt is back in the input.", prefill=text)
+
+
+async def _retry(agent: Agent, args: str) -> CommandResult:
+    text = await sessions.retry_text(agent)
+    return CommandResult("↻ Retrying the last message", send=text)
+
+
+async def _compress(agent: Agent, args: str) -> CommandResult:
+    return CommandResult(await manual_compress(agent, args))
+
+
+async def _sessions(agent: Agent, args: str) -> CommandResult:
+    if args.strip() and args.strip() != "list":
+        return CommandResult(await sessions.resume_session(agent, args))
+    return CommandResult(await list_sessions_text(agent), show_sessions=True)
+
+
+async def _history(agent: Agent, args: str) -> CommandResult:
+    if not agent.messages:
+        return CommandResult("No history in this session yet.\n\n" + await list_sessions_text(agent))
+    return CommandResult(history_text(agent.messages))
+
+
+async def _usage(agent: Agent, args: str) -> CommandResult:
+    t = agent.totals
+    b = agent.budget()
+    shown = f"~{b.shown_tokens:,} (estimate)" if b.is_estimate else f"{b.shown_tokens:,}"
+    pct = int(b.shown_tokens * 100 / b.context_length) if b.context_length else 0
+    lines = [
+        f"Session {agent.session_id} — {agent.provider.label}",
+        f"Input {t.input_tokens:,} · cache read {t.cache_read_tokens:,} · cache write {t.cache_write_tokens:,}"
+        f" · output {t.output_tokens:,} · reasoning {t.reasoning_tokens:,}",
+        f"API calls {t.api_calls}",
+        f"Current context: {shown} / {b.context_length:,} ({pct}%), threshold {b.threshold_tokens:,}",
+        f"Messages {len(agent.messages)} · compressions {b.compression_count}",
+    ]
+    return CommandResult("\n".join(lines))
+
+
+async def _help(agent: Agent, args: str) -> CommandResult:
+    return CommandResult(help_text(), show_help=True)
+
+
+async def _quit(agent: Agent, args: str) -> CommandResult:
+    return CommandResult("Bye.", quit=True)
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("new", "/new [title]", "start a fresh session (the old one ends)", _new, ("reset",)),
+    Command("resume", "/resume [N|id|prefix|title]", "switch to an earlier session", _resume),
+    Command("branch", "/branch [name]", "copy this conversation into a new branch", _branch, ("fork",)),
+    Command("title", "/title [name]", "show or set this session's title", _title),
+    Command("sessions", "/sessions", "list recent sessions", _sessions),
+    Command("history", "/history", "show this session's turns", _history),
+    Command("undo", "/undo [N]", "remove the last N turns (text returns to the input)", _undo),
+    Command("retry", "/retry", "re-send the last message", _retry),
+    Command("compress", "/compress [focus | here [N]]", "summarise earlier turns now", _compress),
+    Command("usage", "/usage", "token usage and context size", _usage),
+    Command("help", "/help", "commands and keys", _help),
+    Command("quit", "/quit", "leave hermes-tui", _quit, ("exit",)),
+)
+
+_BY_NAME = {alias: cmd for cmd in COMMANDS for alias in (cmd.name, *cmd.aliases)}
+
+
+def command_names() -> list[str]:
+    return sorted(f"/{name}" for name in _BY_NAME)
+
+
+def is_command(text: str) -> bool:
+    return text.startswith("/") and not text.startswith("//")
+
+
+def help_text() -> str:
+    width = max(len(c.usage) for c in COMMANDS)
+    lines = ["Commands:"]
+    for cmd in COMMANDS:
+        alias = f" (alias /{', /'.join(cmd.aliases)})" if cmd.aliases else ""
+        lines.append(f"  {cmd.usage.ljust(width)}  {cmd.help}{alias}")
+    return "\n".join(lines)
+
+
+async def run_command(agent: Agent, text: str) -> CommandResult:
+    """Dispatch one slash command; a mistake comes back as an error result, never an exception."""
+    name, _, args = text.strip()[1:].partition(" ")
+    command = _BY_NAME.get(name.lower())
+    if command is None:
+        return CommandResult(f"Unknown command /{name} — /help lists the commands.", error=True)
+    try:
+        return await command.handler(agent, args)
+    except sessions.SessionCommandError as exc:
+        return CommandResult(str(exc), error=True)
+
+
+async def list_sessions_text(agent: Agent, limit: int = 10) -> str:
+    if agent.db is None:
+        return "No state.db is open."
+    rows = await agent.db.list_sessions_rich(limit=limit)
+    if not rows:
+        return "No saved sessions yet."
+    lines = ["Recent sessions (/resume N):"]
+    for index, row in enumerate(rows, 1):
+        marker = "●" if row["id"] == agent.session_id else " "
+        label = row.get("title") or row.get("preview") or "(empty)"
+        lines.append(f"{marker}{index:>3}. {row['id']}  {label[:60]}  ({row.get('message_count', 0)} msgs)")
+    return "\n".join(lines)
+
+
+def history_text(messages: list[dict], preview: int = 400) -> str:
+    lines: list[str] = []
+    hidden_tools = 0
+    for message in messages:
+        role = message.get("role")
+        if role == "tool":
+            hidden_tools += 1
+            continue
+        if hidden_tools:
+            lines.append(f"  ({hidden_tools} tool messages hidden)")
+            hidden_tools = 0
+        text = content_text(message.get("content")).strip()
+        if role == "assistant" and not text and message.get("tool_calls"):
+            lines.append(f"assistant: (requested {len(message['tool_calls'])} tool calls)")
+            continue
+        if len(text) > preview:
+            text = text[:preview] + "…"
+        lines.append(f"{role}: {text}")
+    if hidden_tools:
+        lines.append(f"  ({hidden_tools} tool messages hidden)")
+    return "\n".join(lines)

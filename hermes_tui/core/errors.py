@@ -1,0 +1,548 @@
+"""Classify a failed API call into a recovery decision (reference §6.3), and parse limits from errors.
+
+`classify_api_error` reads any exception duck-typed — the SDK exceptions of openai/anthropic, the
+transport errors of httpx2, plain Python errors — without importing an SDK, and returns a
+`ClassifiedError`: why it failed (`FailoverReason`) and what the retry loop should do (retry,
+compress, rotate the credential, fall back). The pipeline runs in Hermes's priority order:
+provider-specific phrases, HTTP status, body error code, message phrases, SSL, disconnects,
+transport exception types, unknown.
+
+`parse_context_limit_from_error` and `parse_available_output_tokens_from_error` read the numbers
+providers put in context-overflow messages (reference §6.1 item 19).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar
+
+MAX_MESSAGE_CHARS = 500
+_CHAIN_DEPTH = 5
+
+
+class FailoverReason(StrEnum):
+    AUTH = "auth"
+    AUTH_PERMANENT = "auth_permanent"
+    BILLING = "billing"
+    RATE_LIMIT = "rate_limit"
+    OVERLOADED = "overloaded"
+    SERVER_ERROR = "server_error"
+    TIMEOUT = "timeout"
+    CONTEXT_OVERFLOW = "context_overflow"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    IMAGE_TOO_LARGE = "image_too_large"
+    MODEL_NOT_FOUND = "model_not_found"
+    PROVIDER_POLICY_BLOCKED = "provider_policy_blocked"
+    CONTENT_POLICY_BLOCKED = "content_policy_blocked"
+    FORMAT_ERROR = "format_error"
+    INVALID_ENCRYPTED_CONTENT = "invalid_encrypted_content"
+    MULTIMODAL_TOOL_CONTENT_UNSUPPORTED = "multimodal_tool_content_unsupported"
+    THINKING_SIGNATURE = "thinking_signature"
+    LONG_CONTEXT_TIER = "long_context_tier"
+    OAUTH_LONG_CONTEXT_BETA_FORBIDDEN = "oauth_long_context_beta_forbidden"
+    LLAMA_CPP_GRAMMAR_PATTERN = "llama_cpp_grammar_pattern"
+    UNKNOWN = "unknown"
+
+
+R = FailoverReason
+
+
+@dataclass(frozen=True)
+class ClassifiedError:
+    """What went wrong with one API call, and what the retry loop should do about it."""
+
+    reason: FailoverReason
+    status_code: int | None = None
+    provider: str = ""
+    model: str = ""
+    message: str = ""
+    retryable: bool = True
+    should_compress: bool = False
+    should_rotate_credential: bool = False
+    should_fallback: bool = False
+
+    @property
+    def is_auth(self) -> bool:
+        return self.reason in (R.AUTH, R.AUTH_PERMANENT)
+
+
+# --------------------------------------------------------------------------- phrase tables
+# Matched against the lower-cased message text (str(error) + body messages); "|" separates phrases.
+
+
+def _phrases(joined: str) -> tuple[str, ...]:
+    return tuple(phrase for phrase in joined.split("|") if phrase)
+
+
+class Phrases:
+    """The phrase and code tables the pipeline matches, grouped by what they signal."""
+
+    CONTENT_POLICY = _phrases(
+        "flagged for possible cybersecurity risk|trusted access for cyber|violates our usage policies|"
+        "violates openai's usage policies|your request was flagged by|prompt was flagged by our safety|"
+        "responses cannot be generated due to safety|content_filter|responsibleaipolicyviolation"
+    )
+    GRAMMAR = _phrases("error parsing grammar|json-schema-to-grammar")
+    KEY_LIMIT = _phrases("key limit exceeded|spending limit")
+    BILLING = _phrases(
+        "insufficient credit|insufficient_quota|insufficient quota|insufficient balance|insufficient funds|"
+        "credit balance|credits exhausted|out of credits|payment required|billing hard limit|"
+        "billing_not_active|billing not active|exceeded your current quota|balance depleted|"
+        "no usable credits|add more credits|purchase more credits"
+    )
+    USAGE_LIMIT = _phrases("usage limit|quota|limit exceeded|key limit exceeded")
+    TRANSIENT = _phrases("try again|retry|resets at|reset in|reset at|wait|requests remaining|periodic|window")
+    PROVIDER_POLICY = _phrases("guardrail|data policy|privacy settings")
+    MODEL_NOT_FOUND = _phrases(
+        "model_not_found|model not found|model_not_available|model not available|no such model|"
+        "unknown model|invalid model|invalid_model|is not a valid model|model does not exist|"
+        "does not exist or you do not have access|no available channel|no endpoints found for"
+    )
+    MULTIMODAL_TOOL_CONTENT = _phrases(
+        "text is not set|tool message content must be a string|expected string, got list|"
+        "expected string, got array|tool content must be a string|content of tool message must be a string"
+    )
+    IMAGE_TOO_LARGE = _phrases("image exceeds|image too large|image_too_large|image size exceeds")
+    INVALID_ENCRYPTED_CONTENT = _phrases("invalid_encrypted_content|encrypted content could not be")
+    CONTEXT_OVERFLOW = _phrases(
+        "context length|context_length|context size|maximum context|token limit|too many tokens|"
+        "reduce the length|exceeds the limit|context window|prompt is too long|prompt exceeds max length|"
+        "max_tokens|max_model_len|input is too long|input too long|slot context|n_ctx_slot|"
+        "max input token|input token count|上下文长度|超出最大长度|超过最大长度|上下文窗口"
+    )
+    RATE_LIMIT = _phrases(
+        "rate limit|rate_limit|ratelimit|too many requests|throttled|throttling|requests per minute|"
+        "tokens per minute|requests per day|try again in|resource_exhausted|resource exhausted|"
+        "throttlingexception|slow down"
+    )
+    REQUEST_VALIDATION = _phrases(
+        "unknown parameter|unsupported parameter|unrecognized request argument|invalid_request_error|"
+        "extra inputs are not permitted|validation error"
+    )
+    PAYLOAD_TOO_LARGE = _phrases("request entity too large|payload too large|error code: 413")
+    AUTH = _phrases(
+        "invalid api key|invalid_api_key|invalid x-api-key|incorrect api key|api key not valid|"
+        "authentication failed|authentication_error|unauthorized|forbidden|token expired|"
+        "token has expired|invalid token|permission denied"
+    )
+    TIMEOUT = _phrases("timed out|timeout|deadline exceeded|deadline_exceeded")
+    SSL_TRANSIENT = _phrases(
+        "bad record mac|ssl alert|tls alert|[ssl:|sslv3_alert|ssl handshake|decryption failed or bad record"
+    )
+    DISCONNECT = _phrases(
+        "server disconnected|peer closed connection|connection reset by peer|unexpected eof|"
+        "incomplete chunked read|remote end closed connection|connection aborted|broken pipe|"
+        "connection was closed|stream ended unexpectedly"
+    )
+    TRANSPORT_TYPES = frozenset(
+        _phrases(
+            "ReadTimeout|WriteTimeout|ConnectTimeout|PoolTimeout|TimeoutException|ConnectError|ReadError|"
+            "WriteError|RemoteProtocolError|LocalProtocolError|ProtocolError|NetworkError|TransportError|"
+            "APIConnectionError|APITimeoutError|ServerDisconnectedError|ClientConnectionError|IncompleteRead"
+        )
+    )
+    # body error codes -> reason; the last row holds error *types* seen on status-less stream errors
+    BODY_CODES: ClassVar[dict[str, str]] = {
+        **dict.fromkeys(_phrases("resource_exhausted|throttled|rate_limit_exceeded|rate_limit_error"), "rate_limit"),
+        **dict.fromkeys(
+            _phrases(
+                "insufficient_quota|billing_not_active|payment_required|insufficient_credits|no_usable_credits|"
+                "balance_depleted|model_not_supported_on_free_tier|billing_error"
+            ),
+            "billing",
+        ),
+        **dict.fromkeys(_phrases("model_not_found|model_not_available|invalid_model"), "model_not_found"),
+        **dict.fromkeys(_phrases("context_length_exceeded|max_tokens_exceeded"), "context_overflow"),
+        "invalid_encrypted_content": "invalid_encrypted_content",
+        **{"overloaded_error": "overloaded", "api_error": "server_error", "server_error": "server_error"},
+    }
+
+
+# --------------------------------------------------------------------------- reading the error
+
+
+def _walk(error: BaseException) -> list[BaseException]:
+    """The error and up to five causes/contexts below it."""
+    chain: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and len(chain) <= _CHAIN_DEPTH and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def _status_code(error: BaseException) -> int | None:
+    for item in _walk(error):
+        for attr in ("status_code", "status"):
+            value = getattr(item, attr, None)
+            if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 599:
+                return value
+            if isinstance(value, str) and value.isdigit() and 100 <= int(value) <= 599:
+                return int(value)
+    if type(error).__name__ == "RateLimitError":
+        return 429
+    return None
+
+
+def _body(error: BaseException) -> Any:
+    body = getattr(error, "body", None)
+    if isinstance(body, (str, bytes)):
+        try:
+            return json.loads(body)
+        except (ValueError, TypeError):
+            return body if isinstance(body, str) else None
+    return body
+
+
+def _error_dict(body: Any) -> dict[str, Any]:
+    if isinstance(body, dict):
+        inner = body.get("error")
+        if isinstance(inner, dict):
+            return inner
+        return body
+    return {}
+
+
+def _body_message(body: Any) -> str:
+    """`body.error.message`, else `body.message` (or a string body itself)."""
+    if isinstance(body, str):
+        return body
+    if not isinstance(body, dict):
+        return ""
+    inner = body.get("error")
+    if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+        return inner["message"]
+    if isinstance(inner, str):
+        return inner
+    message = body.get("message")
+    return message if isinstance(message, str) else ""
+
+
+def _openrouter_raw_message(body: Any) -> str:
+    """OpenRouter wraps the upstream error as a JSON string in `error.metadata.raw`."""
+    metadata = _error_dict(body).get("metadata")
+    if not isinstance(metadata, dict):
+        return ""
+    raw = metadata.get("raw")
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return raw
+    if isinstance(raw, dict):
+        inner = raw.get("error")
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return inner["message"]
+        if isinstance(raw.get("message"), str):
+            return raw["message"]
+    return ""
+
+
+def _body_codes(error: BaseException, body: Any) -> list[str]:
+    """Error codes from the body (`code`, `status`, `type`) and the SDK attributes."""
+    codes: list[str] = []
+    sources: list[Any] = [_error_dict(body).get(key) for key in ("code", "status", "type")]
+    if isinstance(body, dict):
+        sources.append(body.get("code"))
+    sources += [getattr(error, "code", None), getattr(error, "type", None)]
+    for value in sources:
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            text = str(value).strip().lower()
+            if text and text not in codes:
+                codes.append(text)
+    return codes
+
+
+def _has(text: str, phrases: tuple[str, ...]) -> bool:
+    return any(phrase in text for phrase in phrases)
+
+
+# --------------------------------------------------------------------------- results
+
+
+_DEFAULTS: dict[FailoverReason, dict[str, bool]] = {
+    R.AUTH: {"retryable": False, "should_rotate_credential": True, "should_fallback": True},
+    R.AUTH_PERMANENT: {"retryable": False, "should_fallback": True},
+    R.BILLING: {"retryable": False, "should_rotate_credential": True, "should_fallback": True},
+    R.RATE_LIMIT: {"retryable": True, "should_rotate_credential": True, "should_fallback": True},
+    R.OVERLOADED: {"retryable": True},
+    R.SERVER_ERROR: {"retryable": True},
+    R.TIMEOUT: {"retryable": True},
+    R.CONTEXT_OVERFLOW: {"retryable": True, "should_compress": True},
+    R.PAYLOAD_TOO_LARGE: {"retryable": True, "should_compress": True},
+    R.IMAGE_TOO_LARGE: {"retryable": True},
+    R.MODEL_NOT_FOUND: {"retryable": False, "should_fallback": True},
+    R.PROVIDER_POLICY_BLOCKED: {"retryable": False, "should_fallback": False},
+    R.CONTENT_POLICY_BLOCKED: {"retryable": False, "should_fallback": True},
+    R.FORMAT_ERROR: {"retryable": False, "should_fallback": True},
+    R.INVALID_ENCRYPTED_CONTENT: {"retryable": True},
+    R.MULTIMODAL_TOOL_CONTENT_UNSUPPORTED: {"retryable": True},
+    R.THINKING_SIGNATURE: {"retryable": True},
+    R.LONG_CONTEXT_TIER: {"retryable": True, "should_compress": True},
+    R.OAUTH_LONG_CONTEXT_BETA_FORBIDDEN: {"retryable": True},
+    R.LLAMA_CPP_GRAMMAR_PATTERN: {"retryable": True},
+    R.UNKNOWN: {"retryable": True},
+}
+
+
+@dataclass(frozen=True)
+class _Context:
+    status: int | None
+    provider: str
+    model: str
+    message: str
+    approx_tokens: int
+    context_length: int
+    num_messages: int
+
+    def result(self, reason: FailoverReason, **overrides: bool) -> ClassifiedError:
+        flags = {**_DEFAULTS[reason], **overrides}
+        return ClassifiedError(
+            reason=reason,
+            status_code=self.status,
+            provider=self.provider,
+            model=self.model,
+            message=self.message,
+            **flags,
+        )
+
+    def is_large_session(self, share: float, tokens: int, messages: int) -> bool:
+        """Hermes's "large session" test: a share of the window, or absolute sizes on ≤256K windows."""
+        ctx = self.context_length
+        if ctx > 0 and self.approx_tokens > share * ctx:
+            return True
+        small_window = ctx <= 0 or ctx <= 256_000
+        return small_window and (self.approx_tokens > tokens or self.num_messages > messages)
+
+
+# --------------------------------------------------------------------------- pipeline
+
+
+def classify_api_error(
+    error: BaseException,
+    *,
+    provider: str = "",
+    model: str = "",
+    approx_tokens: int = 0,
+    context_length: int = 0,
+    num_messages: int = 0,
+) -> ClassifiedError:
+    """Why an API call failed and what to do next (reference §6.3, in its priority order)."""
+    status = _status_code(error)
+    if status is not None and status < 400:
+        status = None  # e.g. Anthropic's in-stream error event arrives on a 200 response
+    body = _body(error)
+    body_message = _body_message(body)
+    pieces = [str(error), body_message, _openrouter_raw_message(body)]
+    if status is None:
+        pieces += [str(item) for item in _walk(error)[1:]]
+    text = " ".join(piece for piece in pieces if piece).lower()
+    display = (body_message or str(error) or type(error).__name__).strip()
+    ctx = _Context(
+        status=status,
+        provider=provider,
+        model=model,
+        message=display[:MAX_MESSAGE_CHARS],
+        approx_tokens=approx_tokens,
+        context_length=context_length,
+        num_messages=num_messages,
+    )
+    return (
+        _by_provider_phrases(ctx, text)
+        or _by_status(ctx, text, body_message)
+        or _by_body_code(ctx, _body_codes(error, body))
+        or _by_message(ctx, text)
+        or _by_transport(ctx, text, error)
+        or ctx.result(R.UNKNOWN)
+    )
+
+
+def _by_provider_phrases(ctx: _Context, text: str) -> ClassifiedError | None:
+    status = ctx.status
+    if _has(text, Phrases.CONTENT_POLICY):
+        return ctx.result(R.CONTENT_POLICY_BLOCKED)
+    if status == 400 and "signature" in text and "thinking" in text:
+        return ctx.result(R.THINKING_SIGNATURE)
+    if status == 429 and "extra usage" in text and "long context" in text:
+        return ctx.result(R.LONG_CONTEXT_TIER)
+    if status == 400 and "long context beta" in text and "not yet available" in text:
+        return ctx.result(R.OAUTH_LONG_CONTEXT_BETA_FORBIDDEN)
+    if status == 400 and (_has(text, Phrases.GRAMMAR) or ("unable to generate parser" in text and "template" in text)):
+        return ctx.result(R.LLAMA_CPP_GRAMMAR_PATTERN)
+    if "do not have an active grok subscription" in text:
+        return ctx.result(R.AUTH, should_rotate_credential=False)
+    return None
+
+
+def _by_status(ctx: _Context, text: str, body_message: str) -> ClassifiedError | None:
+    status = ctx.status
+    if status is None:
+        return None
+    if status == 401:
+        return ctx.result(R.AUTH)
+    if status == 403:
+        if _has(text, Phrases.KEY_LIMIT) or _has(text, Phrases.BILLING):
+            return ctx.result(R.BILLING)
+        return ctx.result(R.AUTH, should_rotate_credential=False)
+    if status == 402:
+        return _classify_402(ctx, text)
+    if status == 404:
+        if _has(text, Phrases.BILLING):
+            return ctx.result(R.BILLING)
+        if _has(text, Phrases.PROVIDER_POLICY):
+            return ctx.result(R.PROVIDER_POLICY_BLOCKED)
+        if _has(text, Phrases.MODEL_NOT_FOUND) or ("not_found_error" in text and "model" in text):
+            return ctx.result(R.MODEL_NOT_FOUND)  # Anthropic: not_found_error "model: <id>"
+        return ctx.result(R.UNKNOWN)
+    if status == 413:
+        return ctx.result(R.PAYLOAD_TOO_LARGE)
+    if status == 429:
+        return ctx.result(R.RATE_LIMIT)
+    if status == 400:
+        return _classify_400(ctx, text, body_message)
+    if status in (500, 502):
+        if _has(text, Phrases.REQUEST_VALIDATION):
+            return ctx.result(R.FORMAT_ERROR)
+        return ctx.result(R.SERVER_ERROR)
+    if status in (503, 529):
+        return ctx.result(R.OVERLOADED)
+    if 400 <= status < 500:
+        return ctx.result(R.FORMAT_ERROR)
+    return ctx.result(R.SERVER_ERROR)
+
+
+def _classify_402(ctx: _Context, text: str) -> ClassifiedError:
+    """A 402 is billing, unless it reads like a periodic usage limit that will reset."""
+    if _has(text, Phrases.USAGE_LIMIT) and _has(text, Phrases.TRANSIENT):
+        return ctx.result(R.RATE_LIMIT)
+    return ctx.result(R.BILLING)
+
+
+def _classify_400(ctx: _Context, text: str, body_message: str) -> ClassifiedError:
+    if _has(text, Phrases.MULTIMODAL_TOOL_CONTENT):
+        return ctx.result(R.MULTIMODAL_TOOL_CONTENT_UNSUPPORTED)
+    if _has(text, Phrases.IMAGE_TOO_LARGE):
+        return ctx.result(R.IMAGE_TOO_LARGE)
+    if _has(text, Phrases.INVALID_ENCRYPTED_CONTENT):
+        return ctx.result(R.INVALID_ENCRYPTED_CONTENT)
+    if _has(text, Phrases.CONTEXT_OVERFLOW):
+        return ctx.result(R.CONTEXT_OVERFLOW)
+    if _has(text, Phrases.PROVIDER_POLICY):
+        return ctx.result(R.PROVIDER_POLICY_BLOCKED)
+    if _has(text, Phrases.MODEL_NOT_FOUND):
+        return ctx.result(R.MODEL_NOT_FOUND)
+    if _has(text, Phrases.RATE_LIMIT):
+        return ctx.result(R.RATE_LIMIT)
+    if _has(text, Phrases.BILLING):
+        return ctx.result(R.BILLING)
+    generic = len(body_message.strip()) < 30 or body_message.strip().lower() == "error"
+    if generic and ctx.is_large_session(0.4, 80_000, 80):
+        return ctx.result(R.CONTEXT_OVERFLOW)  # #1630: a bare 400 on a huge session is an overflow
+    return ctx.result(R.FORMAT_ERROR)
+
+
+def _by_body_code(ctx: _Context, codes: list[str]) -> ClassifiedError | None:
+    for code in codes:
+        reason = Phrases.BODY_CODES.get(code)
+        if reason is not None:
+            return ctx.result(FailoverReason(reason))
+    return None
+
+
+def _by_message(ctx: _Context, text: str) -> ClassifiedError | None:
+    checks: tuple[tuple[tuple[str, ...], FailoverReason], ...] = (
+        (Phrases.PAYLOAD_TOO_LARGE, R.PAYLOAD_TOO_LARGE),
+        (Phrases.MULTIMODAL_TOOL_CONTENT, R.MULTIMODAL_TOOL_CONTENT_UNSUPPORTED),
+        (Phrases.IMAGE_TOO_LARGE, R.IMAGE_TOO_LARGE),
+    )
+    for phrases, reason in checks:
+        if _has(text, phrases):
+            return ctx.result(reason)
+    if _has(text, Phrases.USAGE_LIMIT):
+        return ctx.result(R.RATE_LIMIT if _has(text, Phrases.TRANSIENT) else R.BILLING)
+    later: tuple[tuple[tuple[str, ...], FailoverReason], ...] = (
+        (Phrases.BILLING, R.BILLING),
+        (Phrases.RATE_LIMIT, R.RATE_LIMIT),
+        (Phrases.CONTEXT_OVERFLOW, R.CONTEXT_OVERFLOW),
+        (Phrases.AUTH, R.AUTH),
+        (Phrases.PROVIDER_POLICY, R.PROVIDER_POLICY_BLOCKED),
+        (Phrases.MODEL_NOT_FOUND, R.MODEL_NOT_FOUND),
+        (Phrases.TIMEOUT, R.TIMEOUT),
+    )
+    for phrases, reason in later:
+        if _has(text, phrases):
+            return ctx.result(reason)
+    return None
+
+
+def _by_transport(ctx: _Context, text: str, error: BaseException) -> ClassifiedError | None:
+    if _has(text, Phrases.SSL_TRANSIENT):
+        return ctx.result(R.TIMEOUT)
+    if ctx.status is None and _has(text, Phrases.DISCONNECT):
+        if ctx.is_large_session(0.6, 120_000, 200):
+            return ctx.result(R.CONTEXT_OVERFLOW)  # #2153: a huge prompt makes servers hang up
+        return ctx.result(R.TIMEOUT)
+    for item in _walk(error):
+        names = {cls.__name__ for cls in type(item).__mro__}
+        if names & Phrases.TRANSPORT_TYPES or any(name.startswith("SSL") for name in names):
+            return ctx.result(R.TIMEOUT)
+        if isinstance(item, (TimeoutError, ConnectionError, OSError)):
+            return ctx.result(R.TIMEOUT)
+    return None
+
+
+# --------------------------------------------------------------------------- limits in messages
+
+
+_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
+_LIMIT_PATTERNS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        rf"max(?:imum)?\s*(?:context\s*)?(?:length|size|window)\s*(?:is|of|=|:)?\s*{_NUMBER}",
+        rf">\s*{_NUMBER}\s*(?:max|limit|token)",
+        rf"\d\s*\+\s*\d+\s*>\s*{_NUMBER}",  # Anthropic: "input + max_tokens > limit"
+        rf"{_NUMBER}\s*maximum",
+        rf"{_NUMBER}[\s-]*tokens?\s*(?:context|limit)",
+        rf"context\s*(?:length|size|window)[^\d]{{0,40}}{_NUMBER}",
+    )
+)
+MIN_PARSED_LIMIT = 1024
+MAX_PARSED_LIMIT = 10_000_000
+
+
+def parse_context_limit_from_error(message: str) -> int | None:
+    """The context window an overflow message states, if it states one (1024..10,000,000)."""
+    if not message:
+        return None
+    for pattern in _LIMIT_PATTERNS:
+        for match in pattern.finditer(message):
+            value = int(match.group(1).replace(",", ""))
+            if MIN_PARSED_LIMIT <= value <= MAX_PARSED_LIMIT:
+                return value
+    return None
+
+
+_AVAILABLE_TOKENS = re.compile(r"available_tokens\s*[:=]\s*(\d+)", re.IGNORECASE)
+_SUM_EXCEEDS = re.compile(r"(\d+)\s*\+\s*(\d+)\s*>\s*(\d+)")
+
+
+def parse_available_output_tokens_from_error(message: str) -> int | None:
+    """How many output tokens still fit, when an error says `max_tokens` was the problem.
+
+    Reads "... available_tokens: N" and Anthropic's "input + max_tokens > limit" form.
+    """
+    if not message or "max_tokens" not in message.lower():
+        return None
+    match = _AVAILABLE_TOKENS.search(message)
+    if match:
+        value = int(match.group(1))
+        return value if value > 0 else None
+    match = _SUM_EXCEEDS.search(message)
+    if match:
+        prompt, _requested, limit = (int(group) for group in match.groups())
+        available = limit - prompt
+        return available if available > 0 else None
+    return None

@@ -1,0 +1,83 @@
+"""Helpers for agent-level tests: a real Agent on a real state.db, with a recording event sink."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hermes_tui.config import Home, ProviderChoice, Settings
+from hermes_tui.core import events as ev
+from hermes_tui.core.agent import Agent
+from hermes_tui.core.bootstrap import build_registry
+from hermes_tui.core.providers.factory import make_provider
+from hermes_tui.store.db import SessionDB
+
+
+class EventLog(list):
+    """An event sink that records everything the core emits."""
+
+    def __call__(self, event: ev.Event) -> None:
+        self.append(event)
+
+    def of(self, kind: type) -> list[Any]:
+        return [e for e in self if isinstance(e, kind)]
+
+    def text(self) -> str:
+        return "".join(e.text for e in self.of(ev.TextDelta))
+
+
+async def wait_until(predicate: Callable[[], bool], timeout: float = 5.0, what: str = "condition") -> None:
+    """Poll `predicate` without blocking the loop; fail clearly after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def openai_choice(base_url: str, model: str = "gpt-4o-mini") -> ProviderChoice:
+    return ProviderChoice("openai", model, "test-key", base_url, False)
+
+
+def anthropic_choice(base_url: str, model: str = "claude-sonnet-5") -> ProviderChoice:
+    return ProviderChoice("anthropic", model, "test-key", base_url, False)
+
+
+DEMO = ProviderChoice("demo", "demo", "", "", True, "tests")
+
+
+async def make_agent(
+    tmp_path: Path,
+    choice: ProviderChoice = DEMO,
+    *,
+    settings: Settings | None = None,
+    approver: Any = None,
+    cwd: Path | None = None,
+    db: SessionDB | None = None,
+) -> tuple[Agent, SessionDB, EventLog]:
+    """A real Agent with a real state.db under tmp_path; retries back off in milliseconds."""
+    home = Home(tmp_path / "home").ensure()
+    settings = settings or Settings()
+    db = db or await SessionDB.open(home.state_db)
+    log = EventLog()
+    agent = Agent(
+        settings=settings,
+        home=home,
+        provider=make_provider(choice),
+        db=db,
+        sink=log,
+        approver=approver,
+        source="cli",
+        cwd=cwd or tmp_path,
+        registry=build_registry(),
+    )
+    agent.backoff_base = 0.001
+    return agent, db, log
+
+
+async def rows(db: SessionDB, session_id: str) -> list[dict[str, Any]]:
+    return await db.get_messages(session_id)

@@ -48,11 +48,13 @@ async def test_demo_read_file_round_trip_is_stored_in_order(tmp_path: Path, proj
 
 @pytest.mark.parametrize("protocol", ["openai", "anthropic"])
 async def test_sdk_tool_round_trip(tmp_path: Path, project: Path, server: FakeLLMServer, protocol: str) -> None:
-    choice = openai_choice(server.base_url_openai) if protocol == "openai" else anthropic_choice(
-        server.base_url_anthropic
+    choice = (
+        openai_choice(server.base_url_openai) if protocol == "openai" else anthropic_choice(server.base_url_anthropic)
     )
     server.enqueue(
-        Reply(text="Let me look.", tool_calls=[("call_1", "read_file", '{"path": "README.md"}')], usage=(900, 20, 0, 0)),
+        Reply(
+            text="Let me look.", tool_calls=[("call_1", "read_file", '{"path": "README.md"}')], usage=(900, 20, 0, 0)
+        ),
         Reply(text="The README says it **reads files**.", usage=(1000, 12, 600, 0)),
     )
     agent, db, log = await make_agent(tmp_path, choice, cwd=project)

@@ -200,7 +200,7 @@ async def test_abort_on_summary_failure_keeps_everything(tmp_path: Path, server:
 
 
 async def test_manual_compress_with_focus_and_here(tmp_path: Path, server: FakeLLMServer) -> None:
-    agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
+    agent, db, _ = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     too_short = await run_command(agent, "/compress")
     assert "Nothing to compress" in too_short.output
     await _seed_turns(agent, server, 8)
@@ -231,7 +231,7 @@ async def test_todo_list_survives_compression(tmp_path: Path, server: FakeLLMSer
 
 
 async def test_two_ineffective_compressions_pause_automatic_compression(tmp_path: Path, server: FakeLLMServer) -> None:
-    agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
+    agent, db, _ = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     agent.compressor.ineffective_compression_count = 2
     assert not agent.compressor.should_compress(10**9)
     budget = agent.budget()

@@ -87,7 +87,7 @@ async def test_resume_unknown_and_ambiguous_are_clear_errors(tmp_path: Path) -> 
 
 
 async def test_branch_copies_history_into_a_visible_child(tmp_path: Path) -> None:
-    agent, db, log = await make_agent(tmp_path, DEMO)
+    agent, db, _ = await make_agent(tmp_path, DEMO)
     await _chat(agent, "pick a database", "compare them")
     await run_command(agent, "/title db choice")
     parent = agent.session_id
@@ -117,7 +117,7 @@ async def test_branch_with_nothing_to_copy_says_so(tmp_path: Path) -> None:
 
 
 async def test_undo_soft_rewinds_and_returns_the_text(tmp_path: Path) -> None:
-    agent, db, log = await make_agent(tmp_path, DEMO)
+    agent, db, _ = await make_agent(tmp_path, DEMO)
     await _chat(agent, "first", "second", "third")
     outcome = await run_command(agent, "/undo 2")
     assert outcome.prefill == "second"

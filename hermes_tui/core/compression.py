@@ -128,7 +128,9 @@ async def compress_context(
         new_id = await _rotate(agent, old_id, new_prompt)
         tokens_after = agent.request_estimate(compressed)
         compressor.note_compression_bookkeeping(tokens_after)
-        dropped = int(getattr(compressor, "last_summary_dropped_count", 0) or 0)
+        # Messages folded into the summary: the compressor reports it on the fallback path; otherwise
+        # the head and tail survive verbatim and everything between became one summary message.
+        dropped = int(compressor.last_summary_dropped_count or 0) or max(0, len(messages) - len(compressed) + 1)
         await _record_meta(
             agent, new_id, old_id, messages, compressed, tokens_before, tokens_after, dropped, focus_topic, reason
         )

@@ -1,0 +1,397 @@
+"""The context compressor: token tracking, the three triggers' bookkeeping, and the 4-phase compress.
+
+Owns `ContextCompressor`: budgets derived from the window (threshold with the 64K floor, tail budget,
+summary ceiling), usage tracking (`update_from_response`, the -1 "unknown since compression" sentinel,
+preflight deferral), and `compress()` orchestrating phase 0 (per-call reset), 1–2 (plan.py: prune,
+boundaries, summary rehydration), 3 (summary.py via the summarize callables, with the
+600/60/30 s failure/cooldown matrix on an injectable clock and a one-time switch to the main model),
+fallback_summary.py when no summary comes back, and 4 (assembly.py), then the effectiveness counter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from hermes_tui.core.context.assembly import assemble, strip_historical_media
+from hermes_tui.core.context.constants import (
+    DEFAULT_PROTECT_FIRST_N,
+    DEFAULT_PROTECT_LAST_N,
+    DEFAULT_SUMMARY_TARGET_RATIO,
+    DEFAULT_THRESHOLD_PERCENT,
+    INEFFECTIVE_SAVINGS_PERCENT,
+    MAX_INEFFECTIVE_COMPRESSIONS,
+    PREFLIGHT_DEFER_MIN_TOLERANCE,
+    PREFLIGHT_DEFER_TOLERANCE_SHARE,
+    QUICK_RETRY_SUMMARY_COOLDOWN_SECONDS,
+    SUMMARY_CONTEXT_SHARE,
+    SUMMARY_FAILURE_COOLDOWN_SECONDS,
+    SUMMARY_MAX_TOKENS_FACTOR,
+    SUMMARY_TARGET_RATIO_MAX,
+    SUMMARY_TARGET_RATIO_MIN,
+    SUMMARY_TOKENS_CEILING,
+    TRANSIENT_SUMMARY_COOLDOWN_SECONDS,
+)
+from hermes_tui.core.context.failures import SummaryFailure, classify_summary_error, error_line
+from hermes_tui.core.context.fallback_summary import build_fallback_summary
+from hermes_tui.core.context.markers import SUMMARY_END_MARKER, SUMMARY_PREFIX, strip_summary_prefix
+from hermes_tui.core.context.plan import CompressionPlan, plan_compression
+from hermes_tui.core.context.redact import redact_sensitive_text
+from hermes_tui.core.context.summary import build_summary_prompt, serialize_for_summary, summary_budget
+from hermes_tui.core.context.tokens import build_context_budget, estimate_messages_tokens_rough
+from hermes_tui.core.context.windows import MINIMUM_CONTEXT_LENGTH
+from hermes_tui.core.events import ContextBudget
+from hermes_tui.core.messages import Message
+
+log = logging.getLogger(__name__)
+
+Summarize = Callable[[str, int], Awaitable[str]]
+
+NO_PROVIDER_ERROR = "no auxiliary LLM provider configured"
+COMPRESSION_BLOCKED_HINT = (
+    "Compression saved less than 10% twice in a row, so automatic compression is paused. "
+    "Consider /new to start a fresh session, or /compress <topic> to focus the summary."
+)
+
+
+def _as_int(value: Any) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(0, value)
+    if isinstance(value, float) and value == value:  # not NaN
+        return max(0, int(value))
+    return 0
+
+
+class ContextCompressor:
+    """Decides when to compress and compresses OpenAI-format message lists (never mutating them)."""
+
+    def __init__(
+        self,
+        context_length: int,
+        threshold_percent: float = DEFAULT_THRESHOLD_PERCENT,
+        protect_first_n: int = DEFAULT_PROTECT_FIRST_N,
+        protect_last_n: int = DEFAULT_PROTECT_LAST_N,
+        summary_target_ratio: float = DEFAULT_SUMMARY_TARGET_RATIO,
+        summarize: Summarize | None = None,
+        fallback_summarize: Summarize | None = None,
+        abort_on_summary_failure: bool = False,
+        *,
+        clock: Callable[[], float] | None = None,
+        summary_timeout: float | None = None,
+    ) -> None:
+        if not isinstance(context_length, int) or isinstance(context_length, bool) or context_length <= 0:
+            raise ValueError(f"context_length must be a positive integer, got {context_length!r}")
+        if not 0.0 < float(threshold_percent) <= 1.0:
+            raise ValueError(f"threshold_percent must be in (0, 1], got {threshold_percent!r}")
+        self.threshold_percent = float(threshold_percent)
+        self.protect_first_n = max(0, int(protect_first_n))
+        self.protect_last_n = max(0, int(protect_last_n))
+        self.summary_target_ratio = min(
+            max(float(summary_target_ratio), SUMMARY_TARGET_RATIO_MIN), SUMMARY_TARGET_RATIO_MAX
+        )
+        self.summarize = summarize
+        self.fallback_summarize = fallback_summarize
+        self.abort_on_summary_failure = abort_on_summary_failure
+        self.summary_timeout = summary_timeout
+        self._clock = clock or time.monotonic
+
+        self.context_length = context_length
+        self.threshold_tokens = 0
+        self.tail_token_budget = 0
+        self.max_summary_tokens = 0
+        self.update_model(context_length)
+
+        self.summary_fell_back_to_main = False  # the one-time switch to the main model happened
+        self.reset_session_state()
+        self._reset_call_state()
+
+    # ------------------------------------------------------------------ budgets and state
+
+    def update_model(self, context_length: int) -> None:
+        """Recompute every budget for a new context window (model switch)."""
+        if not isinstance(context_length, int) or context_length <= 0:
+            raise ValueError(f"context_length must be a positive integer, got {context_length!r}")
+        self.context_length = context_length
+        self.threshold_tokens = max(int(context_length * self.threshold_percent), MINIMUM_CONTEXT_LENGTH)
+        self.tail_token_budget = int(self.threshold_tokens * self.summary_target_ratio)
+        self.max_summary_tokens = min(int(context_length * SUMMARY_CONTEXT_SHARE), SUMMARY_TOKENS_CEILING)
+
+    def reset_session_state(self) -> None:
+        """Forget everything tied to the current session (/new, /resume): counts, summary, usage."""
+        self.last_prompt_tokens = 0
+        self.last_completion_tokens = 0
+        self.last_total_tokens = 0
+        self.last_cache_read_tokens = 0
+        self.last_cache_write_tokens = 0
+        self.last_real_prompt_tokens = 0
+        self.last_compression_rough_tokens = 0
+        self.last_rough_tokens_when_real_prompt_fit = 0
+        self.awaiting_real_usage_after_compression = False
+        self.compression_count = 0
+        self.ineffective_compression_count = 0
+        self.previous_summary: str | None = None
+        self.summary_failure_cooldown_until = 0.0
+        self._cooldown_reason = ""
+        self.last_prompt: str | None = None
+        self.last_savings_percent: float | None = None
+
+    def _reset_call_state(self) -> None:
+        self.last_summary_error: str | None = None
+        self.last_summary_fallback_used = False
+        self.last_summary_dropped_count = 0
+        self.last_compress_aborted = False
+        self.last_aux_model_failure_error: str | None = None
+        self.last_pruned_count = 0
+
+    # ------------------------------------------------------------------ usage and triggers
+
+    def update_from_response(self, usage: Mapping[str, Any] | Any) -> None:
+        """Record a provider-reported usage (dict with legacy and bucket keys, or an object with as_dict)."""
+        if not isinstance(usage, Mapping):
+            as_dict = getattr(usage, "as_dict", None)
+            usage = as_dict() if callable(as_dict) else {}
+        cache_read = _as_int(usage.get("cache_read_tokens"))
+        cache_write = _as_int(usage.get("cache_write_tokens"))
+        if "prompt_tokens" in usage:
+            prompt = _as_int(usage.get("prompt_tokens"))
+        else:
+            prompt = _as_int(usage.get("input_tokens")) + cache_read + cache_write
+        completion = _as_int(usage.get("completion_tokens", usage.get("output_tokens")))
+        self.last_prompt_tokens = prompt
+        self.last_completion_tokens = completion
+        self.last_total_tokens = _as_int(usage.get("total_tokens")) or prompt + completion
+        self.last_cache_read_tokens = cache_read
+        self.last_cache_write_tokens = cache_write
+        if prompt > 0:
+            self.last_real_prompt_tokens = prompt
+            if prompt < self.threshold_tokens:
+                if self.awaiting_real_usage_after_compression:
+                    self.last_rough_tokens_when_real_prompt_fit = self.last_compression_rough_tokens
+            else:
+                self.last_rough_tokens_when_real_prompt_fit = 0
+        self.awaiting_real_usage_after_compression = False
+
+    def should_compress(self, prompt_tokens: int | None = None) -> bool:
+        """tokens >= threshold, unless two compressions in a row saved < 10 % (anti-thrash)."""
+        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
+        if tokens < self.threshold_tokens:
+            return False
+        if self.ineffective_compression_count >= MAX_INEFFECTIVE_COMPRESSIONS:
+            log.info(COMPRESSION_BLOCKED_HINT)
+            return False
+        return True
+
+    @property
+    def compression_blocked(self) -> bool:
+        return self.ineffective_compression_count >= MAX_INEFFECTIVE_COMPRESSIONS
+
+    def tokens_for_in_loop_check(self, rough_request_tokens: int) -> int:
+        """The number the in-loop trigger compares (#12026): the last reported prompt size only —
+        0 right after a compression (-1 sentinel), the rough request estimate when nothing was reported."""
+        if self.last_prompt_tokens < 0:
+            return 0
+        if self.last_prompt_tokens == 0:
+            return rough_request_tokens
+        return self.last_prompt_tokens
+
+    def should_defer_preflight_to_real_usage(self, rough: int) -> bool:
+        """Trust the provider's last real prompt size over a schema-heavy rough estimate (§4.1)."""
+        if rough < self.threshold_tokens:
+            return False
+        if not 0 < self.last_real_prompt_tokens < self.threshold_tokens:
+            return False
+        baseline = self.last_rough_tokens_when_real_prompt_fit or self.last_compression_rough_tokens
+        if not baseline:
+            return False
+        tolerance = max(PREFLIGHT_DEFER_MIN_TOLERANCE, int(self.threshold_tokens * PREFLIGHT_DEFER_TOLERANCE_SHARE))
+        if rough - baseline > tolerance:
+            return False
+        self.last_rough_tokens_when_real_prompt_fit = max(baseline, rough)
+        return True
+
+    def note_compression_bookkeeping(self, rough_tokens: int) -> None:
+        """After a compression: the next real usage is unknown until the provider reports it."""
+        self.last_compression_rough_tokens = max(0, int(rough_tokens))
+        self.last_prompt_tokens = -1
+        self.last_completion_tokens = 0
+        self.awaiting_real_usage_after_compression = True
+
+    def budget_snapshot(
+        self, estimated_tokens: int, *, window_is_default: bool = False, compression_enabled: bool = True
+    ) -> ContextBudget:
+        """The gauge's ContextBudget for the current state and a rough estimate of the next request."""
+        return build_context_budget(
+            context_length=self.context_length,
+            threshold_tokens=self.threshold_tokens,
+            last_prompt_tokens=self.last_prompt_tokens,
+            estimated_tokens=estimated_tokens,
+            cache_read_tokens=self.last_cache_read_tokens,
+            cache_write_tokens=self.last_cache_write_tokens,
+            compression_count=self.compression_count,
+            ineffective_compressions=self.ineffective_compression_count,
+            window_is_default=window_is_default,
+            compression_enabled=compression_enabled,
+        )
+
+    # ------------------------------------------------------------------ compress
+
+    def plan(self, messages: Sequence[Message]) -> CompressionPlan | None:
+        """Phases 1–2 only (prune, boundaries, rehydration): a preview of what compress() would do."""
+        return plan_compression(
+            messages,
+            protect_first_n=self.protect_first_n,
+            protect_last_n=self.protect_last_n,
+            tail_token_budget=self.tail_token_budget,
+        )
+
+    def has_content_to_compress(self, messages: Sequence[Message]) -> bool:
+        """Whether compress() would find a middle to summarise (the /compress preflight guard)."""
+        return self.plan(messages) is not None
+
+    async def compress(
+        self,
+        messages: Sequence[Message],
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+    ) -> list[Message]:
+        """The compressed conversation; the input (list and dicts) is left untouched."""
+        # Phase 0: per-call state.
+        self._reset_call_state()
+        if force:
+            self.summary_failure_cooldown_until = 0.0
+        original = list(messages)
+
+        # Phases 1-2: prune, boundaries, rehydration of an earlier handoff.
+        plan = self.plan(original)
+        if plan is None:
+            return original
+        self.last_pruned_count = plan.pruned_count
+        if plan.previous is not None and self.previous_summary is None:
+            self.previous_summary = plan.previous.body
+
+        # Phase 3: summary (or the deterministic fallback).
+        summary = await self._generate_summary(plan.turns, focus_topic)
+        if summary is None:
+            if self.abort_on_summary_failure:
+                self.last_compress_aborted = True
+                self.last_summary_dropped_count = 0
+                return original
+            summary = build_fallback_summary(
+                plan.turns,
+                failure_reason=self.last_summary_error or "unknown",
+                previous_summary=self.previous_summary,
+            )
+            self.previous_summary = None  # the next compaction folds in the handoff now in the transcript
+            self.last_summary_fallback_used = True
+            self.last_summary_dropped_count = plan.summarised_count
+
+        # Phase 4: assembly.
+        compressed = strip_historical_media(assemble(plan.head, summary, plan.tail))
+        self.compression_count += 1
+        if current_tokens and current_tokens > 0:
+            display_tokens = current_tokens
+        elif self.last_prompt_tokens > 0:
+            display_tokens = self.last_prompt_tokens
+        else:
+            display_tokens = estimate_messages_tokens_rough(original)
+        self._record_effectiveness(display_tokens, compressed)
+        return compressed
+
+    def _record_effectiveness(self, display_tokens: int, compressed: Sequence[Message]) -> None:
+        new_tokens = estimate_messages_tokens_rough(compressed)
+        savings = (display_tokens - new_tokens) / display_tokens * 100 if display_tokens > 0 else 0.0
+        self.last_savings_percent = savings
+        if savings < INEFFECTIVE_SAVINGS_PERCENT:
+            self.ineffective_compression_count += 1
+        else:
+            self.ineffective_compression_count = 0
+
+    # ------------------------------------------------------------------ phase 3
+
+    def _summarisers(self) -> tuple[Summarize | None, Summarize | None]:
+        """(the summariser to call, the main model to switch to once if it fails, or None)."""
+        if self.summary_fell_back_to_main or self.summarize is None:
+            return self.fallback_summarize, None
+        distinct = self.fallback_summarize if self.fallback_summarize is not self.summarize else None
+        return self.summarize, distinct
+
+    def _enter_cooldown(self, seconds: float, reason: str) -> None:
+        self.summary_failure_cooldown_until = self._clock() + seconds
+        self._cooldown_reason = reason
+        self.last_summary_error = reason
+
+    async def _call(self, summarize: Summarize, prompt: str, max_tokens: int) -> str:
+        if self.summary_timeout:
+            raw = await asyncio.wait_for(summarize(prompt, max_tokens), self.summary_timeout)
+        else:
+            raw = await summarize(prompt, max_tokens)
+        body = redact_sensitive_text("" if raw is None else str(raw))
+        body = strip_summary_prefix(body)
+        marker_at = body.find(SUMMARY_END_MARKER)
+        if marker_at >= 0:
+            body = body[:marker_at]
+        body = body.strip()
+        if not body:
+            raise ValueError("the summary model returned an empty summary")
+        return body
+
+    async def _generate_summary(self, turns: list[Message], focus_topic: str | None) -> str | None:
+        remaining = self.summary_failure_cooldown_until - self._clock()
+        if remaining > 0:
+            reason = self._cooldown_reason or "summary model failed"
+            self.last_summary_error = f"{reason} (summary retries paused for {remaining:.0f} s)"
+            return None
+        if not turns and self.previous_summary:
+            return f"{SUMMARY_PREFIX}\n{self.previous_summary}"
+        primary, main_model = self._summarisers()
+        if primary is None:
+            self._enter_cooldown(SUMMARY_FAILURE_COOLDOWN_SECONDS, NO_PROVIDER_ERROR)
+            return None
+        budget = summary_budget(turns, self.max_summary_tokens)
+        prompt = build_summary_prompt(serialize_for_summary(turns), budget, self.previous_summary, focus_topic)
+        self.last_prompt = prompt
+        max_tokens = int(budget * SUMMARY_MAX_TOKENS_FACTOR)
+        try:
+            body = await self._call(primary, prompt, max_tokens)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            failure = classify_summary_error(exc)
+            if failure is SummaryFailure.NO_PROVIDER or main_model is None:
+                return self._give_up(exc, failure)
+            # A distinct summary model failed: switch to the main model once and retry right away.
+            self.last_aux_model_failure_error = error_line(exc)
+            self.summary_fell_back_to_main = True
+            self.summary_failure_cooldown_until = 0.0
+            log.warning("summary model failed (%s); retrying with the main model", self.last_aux_model_failure_error)
+            try:
+                body = await self._call(main_model, prompt, max_tokens)
+            except asyncio.CancelledError:
+                raise
+            except Exception as main_exc:
+                return self._give_up(main_exc, classify_summary_error(main_exc))
+        self.previous_summary = body
+        self.summary_failure_cooldown_until = 0.0
+        self._cooldown_reason = ""
+        self.last_summary_error = None
+        return f"{SUMMARY_PREFIX}\n{body}"
+
+    def _give_up(self, exc: BaseException, failure: SummaryFailure) -> None:
+        if failure is SummaryFailure.NO_PROVIDER:
+            detail = error_line(exc)
+            reason = (
+                NO_PROVIDER_ERROR if detail in ("RuntimeError", NO_PROVIDER_ERROR) else f"{NO_PROVIDER_ERROR}: {detail}"
+            )
+            self._enter_cooldown(SUMMARY_FAILURE_COOLDOWN_SECONDS, reason)
+        elif failure.quick_retry:
+            self._enter_cooldown(QUICK_RETRY_SUMMARY_COOLDOWN_SECONDS, error_line(exc))
+        else:
+            self._enter_cooldown(TRANSIENT_SUMMARY_COOLDOWN_SECONDS, error_line(exc))
+        log.warning("context summary failed: %s", self.last_summary_error)
+        return None

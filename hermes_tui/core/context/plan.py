@@ -1,0 +1,92 @@
+"""Phases 1–2 of compression as data: what would be pruned, kept and summarised (no LLM, no state).
+
+Owns `plan_compression(...) -> CompressionPlan | None`: the cheap prune, the head/tail boundaries
+and the rehydration of an earlier handoff, computed without touching the compressor's state. The
+compressor runs it before asking for a summary; the UI can use it as a compression preview.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hermes_tui.core.context.boundaries import (
+    PreviousSummary,
+    align_boundary_forward,
+    find_previous_summary,
+    find_tail_cut_by_tokens,
+    head_size,
+)
+from hermes_tui.core.context.prune import prune_old_tool_results
+from hermes_tui.core.context.sizing import message_budget_tokens
+from hermes_tui.core.messages import Message
+
+
+@dataclass(frozen=True)
+class CompressionPlan:
+    pruned: list[Message]  # the whole conversation after phase 1
+    pruned_count: int  # messages phase 1 changed
+    start: int  # pruned[:start] is the verbatim head
+    end: int  # pruned[end:] is the verbatim tail
+    turns: list[Message]  # what the summariser sees (an earlier handoff excluded)
+    previous: PreviousSummary | None  # the newest earlier handoff before `end`, if any
+
+    @property
+    def head(self) -> list[Message]:
+        return self.pruned[: self.start]
+
+    @property
+    def tail(self) -> list[Message]:
+        return self.pruned[self.end :]
+
+    @property
+    def summarised_count(self) -> int:
+        return self.end - self.start
+
+
+def too_short_to_compress(messages: Sequence[Message], protect_first_n: int) -> bool:
+    return len(messages) <= head_size(messages, protect_first_n) + 3 + 1
+
+
+def plan_compression(
+    messages: Sequence[Message], *, protect_first_n: int, protect_last_n: int, tail_token_budget: int
+) -> CompressionPlan | None:
+    """Phases 1–2 over `messages`, or None when there is no middle to summarise."""
+    original = list(messages)
+    if too_short_to_compress(original, protect_first_n):
+        return None
+    start = align_boundary_forward(original, head_size(original, protect_first_n))
+    if start >= len(original):
+        return None
+    costs = [message_budget_tokens(message) for message in original]
+    pruned, pruned_count = prune_old_tool_results(
+        original,
+        head_end=start,
+        tail_token_budget=tail_token_budget,
+        protect_last_n=protect_last_n,
+        costs=costs,
+    )
+    for i, message in enumerate(pruned):
+        if message is not original[i]:
+            costs[i] = message_budget_tokens(message)
+    end = find_tail_cut_by_tokens(pruned, start, tail_token_budget, costs)
+    if start < end and _is_last_user_message(pruned, start):
+        # The newest user message sits right after the head, where the tail cut cannot reach it:
+        # keep it verbatim with the head and summarise the agent's work after it instead.
+        start = align_boundary_forward(pruned, start + 1)
+        end = find_tail_cut_by_tokens(pruned, start, tail_token_budget, costs) if start < len(pruned) else start
+    if start >= end:
+        return None
+    turns = pruned[start:end]
+    previous = find_previous_summary(pruned, end)
+    if previous is not None and previous.index >= start:
+        turns = pruned[previous.index + 1 : end]
+        if previous.remainder:  # the handoff was merged into a real message: keep that message's text
+            turns.insert(0, {**pruned[previous.index], "content": previous.remainder})
+    return CompressionPlan(pruned, pruned_count, start, end, turns, previous)
+
+
+def _is_last_user_message(messages: Sequence[Message], index: int) -> bool:
+    if messages[index].get("role") != "user":
+        return False
+    return all(message.get("role") != "user" for message in messages[index + 1 :])

@@ -1,0 +1,286 @@
+"""Secret redaction for text that leaves its origin (summaries, serialised turns, logs).
+
+Owns `redact_sensitive_text(text, *, force=False, code_file=False)`: ten rule categories applied in a
+fixed order (vendor key prefixes, ENV assignments, JSON fields, Authorization Bearer, Telegram bot
+tokens, PEM private keys, DB connection-string passwords, JWTs, form bodies, E.164 phone numbers),
+each gated by a cheap substring pre-check. General URL query parameters are deliberately left alone
+(redacting them breaks OAuth and magic links); known credential shapes inside URLs are still caught
+by the prefix and JWT rules. The global switch HERMES_REDACT_SECRETS is read once, at import.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+_FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+REDACTION_ENABLED: bool = os.environ.get("HERMES_REDACT_SECRETS", "true").strip().lower() not in _FALSE_WORDS
+
+_MASK = "***"
+_MASK_MIN_LENGTH = 18
+
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_NOT_TOKEN_AFTER = r"(?![A-Za-z0-9_\-])"
+
+# Every pattern below starts with a literal (or a small literal set) so the regex engine can skip
+# ahead quickly; the "not preceded by a token character" checks are done by hand in the callbacks.
+
+# (literals for the pre-check, regex of the whole token)
+_VENDOR_TOKENS: tuple[tuple[tuple[str, ...], str], ...] = (
+    # LLM vendors
+    (("sk-",), r"sk-[A-Za-z0-9_\-]{10,}"),  # OpenAI, OpenRouter (sk-or-), Anthropic (sk-ant-)
+    (("AIza",), r"AIza[0-9A-Za-z_\-]{30,}"),  # Google
+    (("pplx-",), r"pplx-[A-Za-z0-9]{10,}"),  # Perplexity
+    (("gsk_",), r"gsk_[A-Za-z0-9]{10,}"),  # Groq
+    (("xai-",), r"xai-[A-Za-z0-9]{30,}"),  # xAI
+    (("sk_",), r"sk_[A-Za-z0-9_]{10,}"),  # ElevenLabs; also Stripe sk_live_/sk_test_
+    (("hf_",), r"hf_[A-Za-z0-9]{10,}"),  # HuggingFace
+    (("r8_",), r"r8_[A-Za-z0-9]{10,}"),  # Replicate
+    # GitHub
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"gh[pousr]_[A-Za-z0-9]{10,}"),
+    (("github_pat_",), r"github_pat_[A-Za-z0-9_]{10,}"),
+    # Slack
+    (("xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"), r"xox[baprs]-[A-Za-z0-9\-]{10,}"),
+    # search and scraping
+    (("tvly-",), r"tvly-[A-Za-z0-9\-]{10,}"),
+    (("exa_",), r"exa_[A-Za-z0-9]{10,}"),
+    (("fc-",), r"fc-[A-Za-z0-9]{10,}"),
+    (("bb_live_",), r"bb_live_[A-Za-z0-9_\-]{10,}"),
+    (("fal_",), r"fal_[A-Za-z0-9_\-]{10,}"),
+    # Codex encrypted payloads (Fernet)
+    (("gAAAA",), r"gAAAA[A-Za-z0-9_\-=]{20,}"),
+    # cloud
+    (("AKIA",), r"AKIA[0-9A-Z]{16}"),
+    (("dop_v1_",), r"dop_v1_[a-f0-9]{10,}"),
+    (("doo_v1_",), r"doo_v1_[a-f0-9]{10,}"),
+    # payments and email
+    (("rk_live_",), r"rk_live_[A-Za-z0-9]{10,}"),
+    (("SG.",), r"SG\.[A-Za-z0-9_\-]{10,}(?:\.[A-Za-z0-9_\-]{10,})?"),
+    # package registries
+    (("npm_",), r"npm_[A-Za-z0-9]{10,}"),
+    (("pypi-",), r"pypi-[A-Za-z0-9_\-]{10,}"),
+    # others: AgentMail, Matrix, memory providers
+    (("am_",), r"am_[A-Za-z0-9_\-]{10,}"),
+    (("syt_",), r"syt_[A-Za-z0-9_\-]{10,}"),
+    (("retaindb_",), r"retaindb_[A-Za-z0-9_\-]{10,}"),
+    (("hsk-",), r"hsk-[A-Za-z0-9_\-]{10,}"),
+    (("mem0_",), r"mem0_[A-Za-z0-9_\-]{10,}"),
+    (("brv_",), r"brv_[A-Za-z0-9_\-]{10,}"),
+)
+_VENDOR_RULES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (literals, re.compile(pattern + _NOT_TOKEN_AFTER)) for literals, pattern in _VENDOR_TOKENS
+)
+
+# Flat (literal, rule) pairs: a rule runs once per literal found (cheap for short texts, and a
+# second run over already-masked text finds nothing new).
+_VENDOR_LITERALS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (literal, pattern) for literals, pattern in _VENDOR_RULES for literal in literals
+)
+
+_ENV_NAME_WORDS = ("API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
+_ENV_RE = re.compile("(?:" + "|".join(_ENV_NAME_WORDS) + r")[A-Z0-9_]*(\s*=\s*)(['\"]?)([^\s'\"]+)(\2)")
+_ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+_JSON_KEYS = (
+    "api_key|apiKey|token|secret|password|access_token|refresh_token|auth_token|bearer|"
+    "secret_value|raw_secret|secret_input|key_material"
+)
+_JSON_RE = re.compile(r'("(?i:' + _JSON_KEYS + r')"\s*:\s*")((?:[^"\\]|\\.)*)(")')
+
+_BEARER_RE = re.compile(r"[Bb](?i:earer)\s+([^\s'\",]+)")
+_AUTHORIZATION_BEFORE = re.compile(r"(?i:authorization)\s*:\s*$")
+
+_TELEGRAM_RE = re.compile(r":[\-\w]{30,}")
+
+_PEM_RE = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\Z)")
+_PEM_REPLACEMENT = "[REDACTED PRIVATE KEY]"
+
+_DB_URL_RE = re.compile(r"://([^:/\s@]+):([^@\s/]+)@")
+_DB_SCHEME_BEFORE = re.compile(r"(?<![A-Za-z0-9+.\-])(?i:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?)$")
+
+_JWT_RE = re.compile(r"eyJ[A-Za-z0-9_\-]{10,}(?:\.[A-Za-z0-9_\-]{4,}){0,2}(?![A-Za-z0-9_\-.])")
+
+_FORM_BODY_RE = re.compile(r"[A-Za-z0-9_.\-\[\]%]+=[^&\s]*(?:&[A-Za-z0-9_.\-\[\]%]+=[^&\s]*)*")
+_FORM_SENSITIVE_KEYS = frozenset(
+    {
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "token",
+        "api_key",
+        "apikey",
+        "client_secret",
+        "password",
+        "auth",
+        "jwt",
+        "session",
+        "secret",
+        "key",
+        "code",
+        "signature",
+        "x-amz-signature",
+    }
+)
+
+_PHONE_RE = re.compile(r"\+(\d{7,15})(?![\d\w])")
+
+
+def mask_token(token: str) -> str:
+    """Short tokens become "***"; longer ones keep their first 6 and last 4 characters."""
+    if len(token) < _MASK_MIN_LENGTH:
+        return _MASK
+    return f"{token[:6]}...{token[-4:]}"
+
+
+def _mask_phone(digits: str) -> str:
+    if len(digits) >= 10:
+        return f"+{digits[:3]}****{digits[-4:]}"
+    return f"+{digits[:2]}****{digits[-2:]}"
+
+
+def _preceded_by(text: str, index: int, chars: frozenset[str]) -> bool:
+    return index > 0 and text[index - 1] in chars
+
+
+def _vendor_replacement(m: re.Match[str]) -> str:
+    return m.group(0) if _preceded_by(m.string, m.start(), _TOKEN_CHARS) else mask_token(m.group(0))
+
+
+def _redact_vendor(text: str) -> str:
+    for literal, rule in _VENDOR_LITERALS:
+        if literal in text:
+            text = rule.sub(_vendor_replacement, text)
+    return text
+
+
+def _env_replacement(m: re.Match[str]) -> str:
+    text, start = m.string, m.start()
+    while start > 0 and text[start - 1] in _ENV_NAME_CHARS:
+        start -= 1
+    if _preceded_by(text, start, _WORD_CHARS):
+        return m.group(0)
+    return m.group(0)[: m.start(1) - m.start()] + f"{m.group(1)}{m.group(2)}{mask_token(m.group(3))}{m.group(4)}"
+
+
+def _redact_env(text: str) -> str:
+    if "=" not in text or not any(word in text for word in _ENV_NAME_WORDS):
+        return text
+    return _ENV_RE.sub(_env_replacement, text)
+
+
+def _redact_json(text: str) -> str:
+    if '"' not in text or ":" not in text:
+        return text
+    return _JSON_RE.sub(lambda m: f"{m.group(1)}{mask_token(m.group(2))}{m.group(3)}", text)
+
+
+def _bearer_replacement(m: re.Match[str]) -> str:
+    if not _AUTHORIZATION_BEFORE.search(m.string, max(0, m.start() - 64), m.start()):
+        return m.group(0)
+    return m.group(0)[: m.start(1) - m.start()] + mask_token(m.group(1))
+
+
+def _redact_bearer(text: str) -> str:
+    if "earer" not in text and "EARER" not in text:
+        return text
+    return _BEARER_RE.sub(_bearer_replacement, text)
+
+
+def _telegram_replacement(m: re.Match[str]) -> str:
+    text, start = m.string, m.start()
+    digits_start = start
+    while digits_start > 0 and text[digits_start - 1].isdigit():
+        digits_start -= 1
+    if start - digits_start < 8:
+        return m.group(0)
+    before = digits_start - 3 if text[max(0, digits_start - 3) : digits_start] == "bot" else digits_start
+    if _preceded_by(text, before, _WORD_CHARS):
+        return m.group(0)
+    return f":{_MASK}"
+
+
+def _redact_telegram(text: str) -> str:
+    if ":" not in text:
+        return text
+    return _TELEGRAM_RE.sub(_telegram_replacement, text)
+
+
+def _redact_pem(text: str) -> str:
+    if "PRIVATE KEY-----" not in text:
+        return text
+    return _PEM_RE.sub(_PEM_REPLACEMENT, text)
+
+
+def _db_url_replacement(m: re.Match[str]) -> str:
+    if not _DB_SCHEME_BEFORE.search(m.string, max(0, m.start() - 16), m.start()):
+        return m.group(0)
+    return f"://{m.group(1)}:{_MASK}@"
+
+
+def _redact_db_url(text: str) -> str:
+    if "://" not in text:
+        return text
+    return _DB_URL_RE.sub(_db_url_replacement, text)
+
+
+def _redact_jwt(text: str) -> str:
+    if "eyJ" not in text:
+        return text
+    return _JWT_RE.sub(
+        lambda m: m.group(0) if _preceded_by(m.string, m.start(), _TOKEN_CHARS) else mask_token(m.group(0)), text
+    )
+
+
+def _redact_form_body(text: str) -> str:
+    if "=" not in text:
+        return text
+    body = text.strip()
+    if not body or len(body) > 65_536 or not _FORM_BODY_RE.fullmatch(body):
+        return text
+    pairs = []
+    changed = False
+    for pair in body.split("&"):
+        key, _, value = pair.partition("=")
+        if key.lower() in _FORM_SENSITIVE_KEYS and value:
+            pairs.append(f"{key}={mask_token(value)}")
+            changed = True
+        else:
+            pairs.append(pair)
+    if not changed:
+        return text
+    lead = len(text) - len(text.lstrip())
+    return text[:lead] + "&".join(pairs) + text[lead + len(body) :]
+
+
+def _redact_phone(text: str) -> str:
+    if "+" not in text:
+        return text
+    return _PHONE_RE.sub(
+        lambda m: m.group(0) if _preceded_by(m.string, m.start(), _WORD_CHARS | {"+"}) else _mask_phone(m.group(1)),
+        text,
+    )
+
+
+def redact_sensitive_text(text: str, *, force: bool = False, code_file: bool = False) -> str:
+    """`text` with credentials masked.
+
+    Off when HERMES_REDACT_SECRETS was false at import, unless `force`. `code_file=True` skips the
+    ENV-assignment and JSON-field rules (source code is full of harmless `TOKEN = ...` lines).
+    Non-string input is returned unchanged.
+    """
+    if not isinstance(text, str) or not text:
+        return text
+    if not (force or REDACTION_ENABLED):
+        return text
+    text = _redact_vendor(text)
+    if not code_file:
+        text = _redact_env(text)
+        text = _redact_json(text)
+    text = _redact_bearer(text)
+    text = _redact_telegram(text)
+    text = _redact_pem(text)
+    text = _redact_db_url(text)
+    text = _redact_jwt(text)
+    text = _redact_form_body(text)
+    return _redact_phone(text)

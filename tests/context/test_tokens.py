@@ -1,0 +1,181 @@
+"""Token accounting: offline tiktoken, model -> encoding, rough estimators, the per-message ledger,
+and the ContextBudget the gauge shows (§4.1)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hermes_tui.core.context import tokens
+from hermes_tui.core.context.tokens import (
+    TokenLedger,
+    build_context_budget,
+    count_tokens,
+    encoding_for_model,
+    estimate_messages_tokens_rough,
+    estimate_request_tokens_rough,
+    estimate_tokens_rough,
+    message_text_for_count,
+)
+
+from .helpers import assistant, call, conversation, result, user
+
+IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 50_000}}
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("gpt-4o", ("o200k_base", False)),
+        ("gpt-4o-mini", ("o200k_base", False)),
+        ("gpt-4.1-nano", ("o200k_base", False)),
+        ("gpt-5", ("o200k_base", False)),
+        ("o3-mini", ("o200k_base", False)),
+        ("openai/o4-mini", ("o200k_base", False)),
+        ("gpt-4", ("cl100k_base", False)),
+        ("gpt-4-turbo", ("cl100k_base", False)),
+        ("gpt-3.5-turbo", ("cl100k_base", False)),
+        ("claude-sonnet-4-5", ("cl100k_base", True)),
+        ("llama3.1:8b", ("cl100k_base", True)),
+        ("deepseek-chat", ("cl100k_base", True)),
+        ("demo", ("cl100k_base", True)),
+    ],
+)
+def test_encoding_for_model(model: str, expected: tuple[str, bool]) -> None:
+    assert encoding_for_model(model) == expected
+
+
+def test_counts_are_real_bpe_tokens_offline() -> None:
+    # Token ids of "hello world" are fixed by the published vocabularies.
+    assert tokens.get_encoding("cl100k_base").encode("hello world") == [15339, 1917]
+    assert tokens.get_encoding("o200k_base").encode("hello world") == [24912, 2375]
+    assert count_tokens("hello world", "gpt-4") == 2
+    assert count_tokens("hello world", "gpt-4o") == 2
+    assert count_tokens("", "gpt-4o") == 0
+    assert count_tokens("<|endoftext|>", "gpt-4o") > 1  # special-token text is counted as text, no error
+
+
+def test_cache_is_seeded_in_a_private_dir_and_env_is_restored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+    monkeypatch.setattr(tokens, "_encodings", {})
+    monkeypatch.setattr(tokens, "_failures", {})
+    assert count_tokens("hello world", "gpt-3.5-turbo") == 2
+    url = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+    seeded = tmp_path / "cache" / "hermes-tui" / "tiktoken" / hashlib.sha1(url.encode()).hexdigest()
+    assert seeded.is_file()
+    assert hashlib.sha256(seeded.read_bytes()).hexdigest().startswith("223921b7")
+    assert "TIKTOKEN_CACHE_DIR" not in os.environ
+
+
+def test_unloadable_encoding_is_reported_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokens, "_failures", {})
+    assert tokens.get_encoding("no_such_base") is None
+    assert "cannot load tokenizer no_such_base" in tokens._failures["no_such_base"]
+
+
+def test_importing_the_package_loads_no_tokenizer() -> None:
+    code = "import sys, hermes_tui.core.context as c; print('tiktoken' in sys.modules, 'textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+class TestRoughEstimators:
+    def test_text(self) -> None:
+        assert estimate_tokens_rough("") == 0
+        assert estimate_tokens_rough("abcd") == 1
+        assert estimate_tokens_rough("abcde") == 2
+
+    def test_messages_use_the_repr_of_the_dict(self) -> None:
+        messages = [user("hello"), assistant("world")]
+        chars = sum(len(str(m)) for m in messages)
+        assert estimate_messages_tokens_rough(messages) == (chars + 3) // 4
+
+    def test_image_parts_cost_1500_and_their_bytes_are_not_counted(self) -> None:
+        with_image = [{"role": "user", "content": [{"type": "text", "text": "look"}, IMAGE]}]
+        shadow = [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "look"}, {"type": "image_url", "image": "[stripped]"}],
+            }
+        ]
+        assert estimate_messages_tokens_rough(with_image) == (len(str(shadow[0])) + 3) // 4 + 1500
+
+    def test_request_adds_system_prompt_and_tool_schemas(self) -> None:
+        messages = [user("hi")]
+        tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
+        expected = estimate_messages_tokens_rough(messages) + (len("S" * 401) + 3) // 4 + (len(str(tools)) + 3) // 4
+        assert estimate_request_tokens_rough(messages, "S" * 401, tools) == expected
+
+
+class TestLedger:
+    def test_matches_the_full_estimate_as_the_history_grows_and_changes(self) -> None:
+        ledger = TokenLedger()
+        messages = conversation(20)
+        assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
+        messages.append(user("one more"))
+        assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
+        messages[5] = assistant("replaced")  # swapped object
+        assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
+        messages[-2]["content"] = "a recent message edited in place (streaming, recovery)"
+        assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
+        messages[7]["content"] = "an old message edited in place needs an explicit reset"
+        ledger.reset()
+        assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
+        del messages[30:]
+        assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
+        compressed = [*messages[:3], user("summary"), *messages[-4:]]
+        assert ledger.rough_messages_tokens(compressed) == estimate_messages_tokens_rough(compressed)
+
+    def test_request_estimate_with_cached_tools(self) -> None:
+        ledger = TokenLedger()
+        messages = conversation(3)
+        tools = [{"type": "function", "function": {"name": "t", "description": "d" * 500}}]
+        for _ in range(2):
+            assert ledger.rough_request_tokens(messages, "sys", tools) == estimate_request_tokens_rough(
+                messages, "sys", tools
+            )
+        tools.append({"type": "function", "function": {"name": "u"}})
+        assert ledger.rough_request_tokens(messages, "sys", tools) == estimate_request_tokens_rough(
+            messages, "sys", tools
+        )
+
+    def test_exact_totals_are_per_message_tiktoken_counts(self) -> None:
+        ledger = TokenLedger()
+        messages = [user("hello world"), assistant(None, call("c", "read_file", path="a.py")), result("c", "ok")]
+        expected = sum(count_tokens(message_text_for_count(m), "gpt-4o") for m in messages)
+        assert ledger.exact_messages_tokens(messages, "gpt-4o") == expected
+        messages.append(user("hello world"))
+        assert ledger.exact_messages_tokens(messages, "gpt-4o") == expected + 2
+
+
+class TestBudget:
+    def test_reported_value_wins_when_there_is_one(self) -> None:
+        budget = build_context_budget(
+            context_length=200_000,
+            threshold_tokens=100_000,
+            last_prompt_tokens=42_000,
+            estimated_tokens=45_000,
+            cache_read_tokens=30_000,
+            compression_count=2,
+            ineffective_compressions=1,
+        )
+        assert (budget.shown_tokens, budget.is_estimate, budget.reported_prompt_tokens) == (42_000, False, 42_000)
+        assert (budget.cache_read_tokens, budget.compression_count, budget.ineffective_compressions) == (30_000, 2, 1)
+
+    @pytest.mark.parametrize("reported", [0, -1])
+    def test_estimate_is_shown_before_any_report_and_after_compression(self, reported: int) -> None:
+        budget = build_context_budget(
+            context_length=128_000,
+            threshold_tokens=64_000,
+            last_prompt_tokens=reported,
+            estimated_tokens=9_000,
+            window_is_default=True,
+        )
+        assert (budget.shown_tokens, budget.is_estimate, budget.window_is_default) == (9_000, True, True)

@@ -217,7 +217,7 @@ class HermesApp(App[int]):
         result = await run_command(self.agent, text)
         convo = self.main.conversation
         if result.quit:
-            await self.action_quit()
+            self.call_later(self.action_quit)  # exit from the app's own loop, not from this worker
             return
         if result.show_help:
             self.push_screen(HelpScreen())
@@ -252,7 +252,7 @@ class HermesApp(App[int]):
 
     # ------------------------------------------------------------------ actions
 
-    def action_ctrl_c(self) -> None:
+    async def action_ctrl_c(self) -> None:
         prompt = self.main.prompt
         if prompt.value:
             prompt.value = ""
@@ -265,7 +265,7 @@ class HermesApp(App[int]):
             return
         now = time.monotonic()
         if now - self._last_ctrl_c <= QUIT_WINDOW_S:
-            self.run_worker(self.action_quit(), group="quit")
+            await self.action_quit()
             return
         self._last_ctrl_c = now
         self.notify("Press Ctrl-C again within 2 s to quit (Ctrl-Q quits at once).", timeout=QUIT_WINDOW_S)

@@ -31,7 +31,8 @@ def _clean_message(message: Message) -> Message:
     msg = public_copy(message)
     content = msg.get("content")
     if isinstance(content, str):
-        msg["content"] = content.strip()
+        # Byte-stable prefixes (reference §9). Tool output keeps its leading indentation.
+        msg["content"] = content.rstrip() if msg.get("role") == "tool" else content.strip()
     if msg.get("tool_calls"):
         calls = []
         for call in msg["tool_calls"]:

@@ -1,0 +1,131 @@
+"""`MainScreen`: the conversation, the prompt, and the side panel (sessions, context, review log).
+
+Layout: a status bar on top; "Conversation" (large, left) with the prompt under it; a right column
+with "Sessions" (lineage tree), "Context" (token gauge) and "Review log"; a Footer with the keys.
+The prompt has focus when the screen opens. Ctrl+B hides/shows the side panel (narrow terminals
+start with a slimmer column). The app drives the widgets through the typed properties below; the
+widgets exist from construction, so they can be filled before the screen is first composed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from hermes_tui.widgets.conversation import ConversationView
+from hermes_tui.widgets.lineage_tree import LineageTree
+from hermes_tui.widgets.prompt_input import PromptInput
+from hermes_tui.widgets.review_log import ReviewLog
+from hermes_tui.widgets.status_bar import StatusBar
+from hermes_tui.widgets.token_gauge import TokenGauge
+
+STYLES_PATH = Path(__file__).resolve().parent.parent / "styles.tcss"
+"""The stylesheet every screen and widget here is styled by (the App sets it as its CSS_PATH)."""
+
+
+class MainScreen(Screen[None]):
+    """The home screen of hermes-tui."""
+
+    AUTO_FOCUS = "PromptInput"
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+b", "toggle_side_panel", "Side panel", id="toggle-side-panel"),
+        Binding("f1", "show_help", "Help", id="help"),
+        Binding("escape", "focus_prompt", "Prompt", show=False, id="focus-prompt"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        provider_label: str = "",
+        is_demo: bool = False,
+        wall_clock: Callable[[], datetime] = datetime.now,
+        epoch_clock: Callable[[], float] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """`provider_label` ("provider:model") and `is_demo` fill the status bar from the first frame;
+        `wall_clock` stamps review-log entries; `epoch_clock` ages sessions (defaults to time.time)."""
+        super().__init__(name=name, id=id, classes=classes)
+        # The panes are built now, so the app can fill them before the screen is composed.
+        self._status_bar = StatusBar(id="status-bar")
+        self._status_bar.provider_label = provider_label
+        self._status_bar.is_demo = is_demo
+        self._conversation = ConversationView(id="conversation")
+        self._conversation.border_title = "Conversation"
+        self._prompt = PromptInput(id="prompt")
+        self._lineage = LineageTree(id="lineage", clock=epoch_clock or time.time)
+        self._lineage.border_title = "Sessions"
+        self._gauge = TokenGauge(id="gauge")
+        self._gauge.border_title = "Context"
+        self._review_log = ReviewLog(id="review-log", clock=wall_clock)
+        self._review_log.border_title = "Review log"
+
+    def compose(self) -> ComposeResult:
+        yield self._status_bar
+        with Horizontal(id="main-body"):
+            with Vertical(id="conversation-column"):
+                yield self._conversation
+                yield self._prompt
+            with Vertical(id="side-panel"):
+                yield self._lineage
+                yield self._gauge
+                yield self._review_log
+        yield Footer()
+
+    # ------------------------------------------------------------------ typed getters for the app
+
+    @property
+    def conversation(self) -> ConversationView:
+        return self._conversation
+
+    @property
+    def lineage(self) -> LineageTree:
+        return self._lineage
+
+    @property
+    def gauge(self) -> TokenGauge:
+        return self._gauge
+
+    @property
+    def review_log(self) -> ReviewLog:
+        return self._review_log
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self._prompt
+
+    @property
+    def status_bar(self) -> StatusBar:
+        return self._status_bar
+
+    @property
+    def side_panel_visible(self) -> bool:
+        return not self.has_class("-side-hidden")
+
+    # ------------------------------------------------------------------ actions
+
+    def action_toggle_side_panel(self) -> None:
+        """Hide or show the right column (the conversation takes the whole width when hidden)."""
+        hiding = self.side_panel_visible
+        self.set_class(hiding, "-side-hidden")
+        if hiding and self.focused is not None and self.query_one("#side-panel") in self.focused.ancestors:
+            self.prompt.focus()
+
+    def action_show_help(self) -> None:
+        from hermes_tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    def action_focus_prompt(self) -> None:
+        self.prompt.focus()

@@ -1,0 +1,496 @@
+"""`ConversationView`: the windowed, streaming transcript of the current session.
+
+Every item of the conversation lives in a plain-data list (`items`); only a bounded window of it is
+mounted as widgets. A boundary row above the window ("N earlier messages — press ↑ at top / click
+to load more") mounts earlier pages on demand; paging back far enough drops the newest rows and
+shows a matching boundary below ("N later messages …", End jumps back to the latest), so the number
+of mounted rows never exceeds `window_size`. Live answers stream into Markdown through
+`Markdown.get_stream`; deltas are buffered and flushed at most ~30 times per second (less when one
+flush is expensive to render), so a fast model never starves keyboard input. The view follows the
+bottom with `anchor()` only while the user is at the bottom.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
+
+from textual.await_complete import AwaitComplete
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.timer import Timer
+from textual.widget import Widget
+
+from hermes_tui.widgets.tool_card import ToolCard
+from hermes_tui.widgets.transcript import (
+    KIND_ASSISTANT,
+    KIND_NOTICE,
+    KIND_TOOL,
+    KIND_USER,
+    TOOL_ERROR,
+    TOOL_OK,
+    TranscriptItem,
+    history_to_items,
+)
+from hermes_tui.widgets.transcript_rows import AssistantMessage, WindowBoundary, build_row
+
+DEFAULT_WINDOW_SIZE = 100
+DEFAULT_HISTORY_WINDOW = 20
+DEFAULT_PAGE_SIZE = 30
+DEFAULT_FLUSH_INTERVAL = 1 / 30  # the fastest flush rate: ~30 per second
+MAX_FLUSH_INTERVAL = 0.25  # the slowest, when rendering one flush is expensive
+RENDER_SHARE = 0.5  # streaming renders may take about this share of the event loop's time
+
+
+class ConversationView(VerticalScroll):
+    """The conversation: user prompts, streamed answers, tool cards and notices."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "scroll_up_or_load", "Scroll up", show=False),
+        Binding("down", "scroll_down_or_load", "Scroll down", show=False),
+        Binding("end", "jump_to_latest", "Latest", show=False),
+    ]
+
+    def __init__(
+        self,
+        *,
+        window_size: int = DEFAULT_WINDOW_SIZE,
+        history_window: int = DEFAULT_HISTORY_WINDOW,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        flush_interval: float = DEFAULT_FLUSH_INTERVAL,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.window_size = max(2, window_size)
+        self.history_window = max(1, min(history_window, self.window_size))
+        self.page_size = max(1, min(page_size, self.window_size))
+        self.flush_interval = flush_interval
+        self._flush_delay = flush_interval
+        self._items: list[TranscriptItem] = []
+        self._first = 0  # index in _items of the first mounted row
+        self._end = 0  # index in _items just past the last mounted row
+        self._rows: dict[int, Widget] = {}  # item key -> row widget (mounted, or mounting)
+        self._tools: dict[str, TranscriptItem] = {}
+        self._active: TranscriptItem | None = None
+        self._pending_text: list[str] = []
+        self._pending_reasoning: list[str] = []
+        self._flush_timer: Timer | None = None
+        self._earlier = WindowBoundary("earlier")
+        self._later = WindowBoundary("later")
+        self._replacing = False  # the window is being rebuilt: new items wait as data
+        self._window_lock = asyncio.Lock()  # one rebuild at a time
+        self.flush_count = 0  # flushes that reached the screen (for tests and benchmarks)
+
+    # ------------------------------------------------------------------ introspection
+
+    @property
+    def items(self) -> list[TranscriptItem]:
+        """Every transcript item, mounted or not (oldest first). Read-only by convention."""
+        return self._items
+
+    @property
+    def earlier_count(self) -> int:
+        """How many items sit above the mounted window."""
+        return self._first
+
+    @property
+    def later_count(self) -> int:
+        """How many items sit below the mounted window (only while browsing back)."""
+        return len(self._items) - self._end
+
+    @property
+    def at_latest(self) -> bool:
+        """True when the newest item is in the mounted window."""
+        return self._end == len(self._items)
+
+    @property
+    def mounted_rows(self) -> list[Widget]:
+        """The row widgets currently mounted, in order."""
+        return [child for child in self.children if not isinstance(child, WindowBoundary)]
+
+    @property
+    def boundary(self) -> WindowBoundary:
+        """The boundary row above the window."""
+        return self._earlier
+
+    @property
+    def later_boundary(self) -> WindowBoundary:
+        """The boundary row below the window."""
+        return self._later
+
+    @property
+    def is_following(self) -> bool:
+        """True while the user is at the bottom (or everything fits): new rows keep the view at the end."""
+        return self.max_scroll_y == 0 or self.scroll_y >= self.max_scroll_y - 1
+
+    @property
+    def is_streaming(self) -> bool:
+        return self._active is not None
+
+    def streamed_text(self) -> str:
+        """The full text of the answer being streamed (flushed or not), or ""."""
+        if self._active is None:
+            return ""
+        return self._active.text + "".join(self._pending_text)
+
+    def tool_card(self, call_id: str) -> ToolCard | None:
+        """The mounted card of a tool call, if it is in the window."""
+        item = self._tools.get(call_id)
+        row = self._rows.get(item.key) if item is not None else None
+        return row if isinstance(row, ToolCard) else None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def compose(self) -> Iterable[Widget]:
+        yield self._earlier
+        yield self._later
+
+    def on_mount(self) -> None:
+        unmounted = [row for row in self._rows.values() if not row.is_attached]
+        if unmounted:  # items added before the view was on screen
+            self.mount_all(unmounted, before=self._later)
+        self.anchor()
+
+    def _sync_boundaries(self) -> None:
+        self._earlier.count = self._first
+        self._later.count = self.later_count
+
+    # ------------------------------------------------------------------ adding items
+
+    def _append(self, item: TranscriptItem) -> None:
+        following = self.is_following
+        showing_latest = self.at_latest
+        self._items.append(item)
+        if item.kind == KIND_TOOL and item.call_id:
+            self._tools[item.call_id] = item
+        window_full = self._end - self._first >= self.window_size
+        if self._replacing or not showing_latest or (window_full and not following):
+            # rebuilding, browsing back, or reading up in a full window: keep it as data for now
+            self._sync_boundaries()
+            return
+        row = build_row(item)
+        self._rows[item.key] = row
+        self._end = len(self._items)
+        if self.is_attached:
+            self.mount(row, before=self._later)
+            if following:
+                self._drop_rows_above(self._end - self.window_size)
+
+    def _unmount(self, items: Sequence[TranscriptItem]) -> None:
+        doomed = [row for item in items if (row := self._rows.pop(item.key, None)) is not None]
+        if doomed:
+            self.remove_children(doomed)
+
+    def _drop_rows_above(self, new_first: int) -> None:
+        """Unmount rows before index `new_first` (when the window has grown too tall)."""
+        if new_first <= self._first:
+            return
+        self._unmount(self._items[self._first : new_first])
+        self._first = new_first
+        self._sync_boundaries()
+
+    def _drop_rows_below(self, new_end: int) -> None:
+        """Unmount rows from index `new_end` on (when paging back past the window size)."""
+        if new_end >= self._end:
+            return
+        self._unmount(self._items[new_end : self._end])
+        self._end = new_end
+        self._sync_boundaries()
+
+    def add_user(self, text: str) -> None:
+        """Show what the user submitted (jumping back to the latest messages if browsing)."""
+        self._finish_active_quietly()
+        if not self.at_latest:
+            self.jump_to_latest()
+        self._append(TranscriptItem(kind=KIND_USER, text=text))
+
+    def begin_assistant(self) -> None:
+        """Start a new streamed answer (an unfinished previous one is finished first)."""
+        self._finish_active_quietly()
+        self._active = TranscriptItem(kind=KIND_ASSISTANT, streaming=True)
+        self._append(self._active)
+
+    def append_text(self, delta: str) -> None:
+        """Add streamed answer text; it reaches the screen with the next flush."""
+        if not delta:
+            return
+        if self._active is None:
+            self.begin_assistant()
+        self._pending_text.append(delta)
+        self._schedule_flush()
+
+    def append_reasoning(self, delta: str) -> None:
+        """Add streamed reasoning (shown dimmed and collapsed above the answer)."""
+        if not delta:
+            return
+        if self._active is None:
+            self.begin_assistant()
+        self._pending_reasoning.append(delta)
+        self._schedule_flush()
+
+    def end_assistant(self, interrupted: bool = False) -> AwaitComplete:
+        """Finish the streamed answer; an interrupted one stays with an "interrupted" marker."""
+        item = self._active
+        if item is None:
+            return AwaitComplete.nothing()
+        self._active = None
+        self._cancel_flush_timer()
+        self._commit_pending(item)
+        item.streaming = False
+        item.interrupted = interrupted
+        if not (item.text.strip() or item.reasoning.strip() or interrupted):
+            return self._drop_item(item)  # a tool-calls-only turn leaves no empty answer behind
+        row = self._rows.get(item.key)
+        if isinstance(row, AssistantMessage) and row.is_attached:
+            return AwaitComplete(row.finish())
+        return AwaitComplete.nothing()
+
+    def _finish_active_quietly(self) -> None:
+        if self._active is not None:
+            self.end_assistant()
+
+    def _drop_item(self, item: TranscriptItem) -> AwaitComplete:
+        index = self._items.index(item)
+        del self._items[index]
+        if index < self._first:
+            self._first -= 1
+        if index < self._end:
+            self._end -= 1
+        self._sync_boundaries()
+        row = self._rows.pop(item.key, None)
+        if row is not None and row.is_attached:
+            return AwaitComplete(row.remove())
+        return AwaitComplete.nothing()
+
+    def add_tool_call(self, call_id: str, name: str, arguments: str) -> None:
+        """Show a tool call as a running card."""
+        self._append(TranscriptItem(kind=KIND_TOOL, call_id=call_id, name=name, arguments=arguments))
+
+    def finish_tool_call(self, call_id: str, result: str, is_error: bool, duration_s: float) -> None:
+        """Show the result of a tool call on its card (a card is created if the call was never seen)."""
+        item = self._tools.get(call_id)
+        if item is None:
+            self.add_tool_call(call_id, "tool", "")
+            item = self._tools[call_id]
+        row = self._rows.get(item.key)
+        if isinstance(row, ToolCard):
+            row.finish(result, is_error, duration_s)
+        else:
+            item.result = result
+            item.duration_s = duration_s
+            item.tool_status = TOOL_ERROR if is_error else TOOL_OK
+
+    def add_notice(self, kind: str, text: str) -> None:
+        """A marker in the transcript: "compression", "rotation", "warning", "info"…"""
+        self._append(TranscriptItem(kind=KIND_NOTICE, notice_kind=kind, text=text))
+
+    # ------------------------------------------------------------------ streaming flushes
+
+    def _schedule_flush(self) -> None:
+        if self._flush_timer is None and self.is_attached:
+            self._flush_timer = self.set_timer(self._flush_delay, self._flush)
+
+    def _cancel_flush_timer(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
+
+    def _commit_pending(self, item: TranscriptItem) -> None:
+        if self._pending_text:
+            item.text += "".join(self._pending_text)
+            self._pending_text.clear()
+        if self._pending_reasoning:
+            item.reasoning += "".join(self._pending_reasoning)
+            self._pending_reasoning.clear()
+
+    async def _flush(self) -> None:
+        self._flush_timer = None
+        item = self._active
+        if item is None:
+            return
+        row = self._rows.get(item.key)
+        if row is None:  # outside the window (the user is browsing back): keep it as data
+            self._commit_pending(item)
+            return
+        if not isinstance(row, AssistantMessage) or not row.is_mounted:
+            self._schedule_flush()  # the row is still mounting: try again next tick
+            return
+        self._commit_pending(item)
+        self.flush_count += 1
+        started = time.perf_counter()
+        await row.sync()
+        self.call_after_refresh(self._adapt_flush_delay, started)
+
+    def _adapt_flush_delay(self, started: float) -> None:
+        """Space flushes by what one costs to render, so input keeps most of the loop's time."""
+        cost = time.perf_counter() - started
+        self._flush_delay = min(MAX_FLUSH_INTERVAL, max(self.flush_interval, cost / RENDER_SHARE))
+
+    # ------------------------------------------------------------------ history and paging
+
+    def load_history(self, messages: list[dict[str, Any]]) -> AwaitComplete:
+        """Replace the transcript with OpenAI-format messages; only the last page is mounted."""
+        items = history_to_items(messages)
+        return AwaitComplete(self._replace_items(items))
+
+    def clear(self) -> AwaitComplete:
+        """Empty the transcript."""
+        return AwaitComplete(self._replace_items([]))
+
+    async def _replace_items(self, items: list[TranscriptItem]) -> None:
+        async with self._window_lock:
+            self._cancel_flush_timer()
+            self._active = None
+            self._pending_text.clear()
+            self._pending_reasoning.clear()
+            self._items = items
+            self._tools = {item.call_id: item for item in items if item.kind == KIND_TOOL and item.call_id}
+            await self._rebuild_at_latest()
+
+    async def _show_latest(self) -> None:
+        async with self._window_lock:
+            await self._rebuild_at_latest()
+
+    async def _rebuild_at_latest(self) -> None:
+        """Mount the last `history_window` items (and nothing else), following the bottom."""
+        self._replacing = True
+        try:
+            self._end = len(self._items)
+            self._first = max(0, self._end - self.history_window)
+            self._rows = {}
+            rows = self._build_rows(self._items[self._first : self._end])
+            with self.app.batch_update():
+                await self.remove_children(self.mounted_rows)
+                self._sync_boundaries()
+                if rows:
+                    await self.mount_all(rows, before=self._later)
+        finally:
+            self._replacing = False
+        if not self.at_latest:  # items that arrived while the window was rebuilt
+            await self._mount_later_page()
+        self.anchor()
+        self.call_after_refresh(self._fill_viewport)
+
+    async def _fill_viewport(self) -> None:
+        """A tall view with short rows: mount earlier pages until the rows fill it (or run out)."""
+        if not (
+            self._first > 0
+            and self.is_attached
+            and self._rows_height() < self.scrollable_content_region.height
+            and self._end - self._first < self.window_size
+        ):
+            return
+        start = max(0, self._first - self.page_size, self._end - self.window_size)
+        new_items = self._items[start : self._first]
+        new_rows = self._build_rows(new_items)
+        self._first = start
+        await self.mount_all(new_rows, after=self._earlier)
+        self._sync_boundaries()
+        self.call_after_refresh(self._fill_viewport)  # measure again once the new rows are laid out
+
+    def _rows_height(self) -> int:
+        """Lines the mounted rows take (with their margins), whatever the scroll position."""
+        shown = [child for child in self.children if child.display and child.region]
+        if not shown:
+            return 0
+        top = min(child.region.y - child.styles.margin.top for child in shown)
+        bottom = max(child.region.bottom + child.styles.margin.bottom for child in shown)
+        return bottom - top
+
+    def jump_to_latest(self) -> AwaitComplete:
+        """Show the newest messages again (after browsing back) and follow the bottom."""
+        if self._replacing:
+            return AwaitComplete.nothing()  # a rebuild is under way; it ends at the latest item
+        if self.at_latest:
+            self.anchor()
+            return AwaitComplete.nothing()
+        return AwaitComplete(self._show_latest())
+
+    def load_earlier(self) -> AwaitComplete:
+        """Mount the previous page above the window, keeping the reading position."""
+        if self._first == 0:
+            return AwaitComplete.nothing()
+        return AwaitComplete(self._mount_earlier_page())
+
+    async def _mount_earlier_page(self) -> None:
+        if self._first == 0 or self._replacing:
+            return
+        start = max(0, self._first - self.page_size)
+        anchor_row = self._rows.get(self._items[self._first].key) if self._first < self._end else None
+        new_items = self._items[start : self._first]
+        new_rows = self._build_rows(new_items)
+        self._first = start
+        self.release_anchor()
+        await self.mount_all(new_rows, after=self._earlier)
+        self._drop_rows_below(self._first + self.window_size)
+        self._sync_boundaries()
+        if anchor_row is not None:
+            self.call_after_refresh(self._keep_in_view, anchor_row, True)
+
+    def load_later(self) -> AwaitComplete:
+        """Mount the next page below the window (while browsing back)."""
+        if self.at_latest or self._replacing:
+            return AwaitComplete.nothing()
+        return AwaitComplete(self._mount_later_page())
+
+    async def _mount_later_page(self) -> None:
+        if self.at_latest:
+            return
+        end = min(len(self._items), self._end + self.page_size)
+        anchor_row = self._rows.get(self._items[self._end - 1].key) if self._end > self._first else None
+        new_items = self._items[self._end : end]
+        new_rows = self._build_rows(new_items)
+        await self.mount_all(new_rows, before=self._later)
+        self._end = end  # only now: items appended during the mount stay data until the next page
+        self._drop_rows_above(self._end - self.window_size)
+        self._sync_boundaries()
+        if self.at_latest:
+            self.anchor()
+        elif anchor_row is not None:
+            self.call_after_refresh(self._keep_in_view, anchor_row, False)
+
+    def _build_rows(self, items: Sequence[TranscriptItem]) -> list[Widget]:
+        """Row widgets for `items`, registered as part of the window (the caller mounts them)."""
+        rows = [build_row(item) for item in items]
+        self._rows.update((item.key, row) for item, row in zip(items, rows, strict=True))
+        return rows
+
+    def _keep_in_view(self, row: Widget, top: bool) -> None:
+        if row.is_attached:
+            if top:
+                self.scroll_to_widget(row, animate=False, top=True)
+            else:
+                self.scroll_to_widget(row, animate=False)
+
+    # ------------------------------------------------------------------ keys and clicks
+
+    def action_scroll_up_or_load(self) -> None:
+        """↑: scroll up; at the top, load the previous page."""
+        if self.scroll_y <= 0 and self._first > 0:
+            self.load_earlier()
+        else:
+            self.scroll_up()
+
+    def action_scroll_down_or_load(self) -> None:
+        """↓: scroll down; at the bottom while browsing back, load the next page."""
+        if self.scroll_y >= self.max_scroll_y and not self.at_latest:
+            self.load_later()
+        else:
+            self.scroll_down()
+
+    def action_jump_to_latest(self) -> None:
+        if self.at_latest:
+            self.scroll_end(animate=False)
+        else:
+            self.jump_to_latest()
+
+    def on_window_boundary_load_page(self, event: WindowBoundary.LoadPage) -> None:
+        event.stop()
+        if event.direction == "earlier":
+            self.load_earlier()
+        else:
+            self.load_later()

@@ -1,0 +1,138 @@
+"""`PromptInput`: the one-line prompt — submit, history, slash-command completion, Ctrl-C clears.
+
+Enter posts `PromptInput.Submitted(text)` for non-empty text and clears the line; ↑/↓ walk the
+prompts submitted before (the unfinished draft comes back after the newest); `set_text()` restores
+text (e.g. after /undo); typing "/" suggests slash commands (→ accepts). Ctrl-C with a selection
+copies it, with text clears the line, and on an empty line passes on to the app (interrupt/quit).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.actions import SkipAction
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.suggester import SuggestFromList
+from textual.widgets import Input
+
+PLACEHOLDER = "Ask anything — /help for commands"
+MAX_HISTORY = 500
+
+# Slash commands and one line each (the help screen shows the same list).
+SLASH_COMMANDS: dict[str, str] = {
+    "/new": "start a fresh session (optional title)",
+    "/resume": "resume a session by number, id or title",
+    "/branch": "copy this conversation into a new branch session",
+    "/fork": "same as /branch",
+    "/title": "show or set the session title",
+    "/sessions": "list recent sessions",
+    "/history": "show this session's turns",
+    "/undo": "back up the last user turn (its text returns to the prompt)",
+    "/retry": "send the last user message again",
+    "/compress": "compress the context now (optional focus topic)",
+    "/usage": "token usage and context of this session",
+    "/search": "full-text search across all sessions",
+    "/help": "keys and commands",
+    "/quit": "quit hermes-tui",
+}
+
+
+class PromptInput(Input):
+    """The prompt line."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "history_previous", "Previous prompt", show=False),
+        Binding("down", "history_next", "Next prompt", show=False),
+        Binding("ctrl+c", "copy_or_clear", "Clear", show=False),
+    ]
+
+    class Submitted(Message):
+        """The user submitted a prompt (never empty)."""
+
+        def __init__(self, prompt_input: PromptInput, text: str) -> None:
+            super().__init__()
+            self.prompt_input = prompt_input
+            self.text = text
+
+        @property
+        def control(self) -> PromptInput:
+            return self.prompt_input
+
+    def __init__(
+        self,
+        *,
+        placeholder: str = PLACEHOLDER,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(
+            placeholder=placeholder,
+            suggester=SuggestFromList(list(SLASH_COMMANDS), case_sensitive=False),
+            name=name,
+            id=id,
+            classes=classes,
+        )
+        self._history: list[str] = []
+        self._history_index: int | None = None  # None = editing the draft
+        self._draft = ""
+
+    @property
+    def history(self) -> list[str]:
+        """Prompts submitted so far, oldest first."""
+        return list(self._history)
+
+    def set_text(self, text: str) -> None:
+        """Put `text` in the prompt with the cursor at its end (e.g. the text /undo removed)."""
+        self._history_index = None
+        self.value = text
+        self.cursor_position = len(text)
+
+    async def action_submit(self) -> None:
+        text = self.value.strip()
+        if not text:
+            return
+        if not self._history or self._history[-1] != text:
+            self._history.append(text)
+            del self._history[:-MAX_HISTORY]
+        self._history_index = None
+        self._draft = ""
+        self.value = ""
+        self.post_message(self.Submitted(self, text))
+
+    def action_history_previous(self) -> None:
+        if not self._history:
+            return
+        if self._history_index is None:
+            self._draft = self.value
+            self._history_index = len(self._history) - 1
+        elif self._history_index > 0:
+            self._history_index -= 1
+        else:
+            return
+        self._show(self._history[self._history_index])
+
+    def action_history_next(self) -> None:
+        if self._history_index is None:
+            return
+        if self._history_index < len(self._history) - 1:
+            self._history_index += 1
+            self._show(self._history[self._history_index])
+        else:
+            self._history_index = None
+            self._show(self._draft)
+
+    def _show(self, text: str) -> None:
+        self.value = text
+        self.cursor_position = len(text)
+
+    def action_copy_or_clear(self) -> None:
+        """Ctrl-C: copy a selection, else clear the line, else let the app handle it."""
+        if self.selected_text:
+            self.app.copy_to_clipboard(self.selected_text)
+        elif self.value:
+            self.value = ""
+            self._history_index = None
+        else:
+            raise SkipAction()

@@ -1,0 +1,145 @@
+"""`TokenGauge`: how full the context window is, with the compression threshold drawn on the bar.
+
+A width-aware bar of used/window with a mark ("│") at threshold/window, coloured by band (green
+below 80 % of the threshold, yellow up to the threshold, red above), then text lines:
+"used 41.2K / threshold 64.0K / window 128K (32%)" ("~" and "(estimate)" when the count is an
+estimate), cache read/write, "🗜 N" compressions, and notices when automatic compression is paused
+(two ineffective compressions in a row) or disabled, or when the window is a default guess.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from hermes_tui.core.events import ContextBudget
+from hermes_tui.widgets.formatting import format_tokens
+
+BAR_FILLED = "█"
+BAR_EMPTY = "░"
+THRESHOLD_MARK = "│"
+WARN_FRACTION = 0.8  # of the threshold: where the bar turns from green to yellow
+PAUSED_AFTER_INEFFECTIVE = 2
+
+
+def band(budget: ContextBudget) -> str:
+    """The colour band: "ok" below 80 % of the threshold, "warn" up to it, "over" above it."""
+    threshold = budget.threshold_tokens
+    if threshold <= 0:
+        return "ok"
+    if budget.shown_tokens < threshold * WARN_FRACTION:
+        return "ok"
+    if budget.shown_tokens <= threshold:
+        return "warn"
+    return "over"
+
+
+def threshold_column(budget: ContextBudget, width: int) -> int | None:
+    """The bar cell of the threshold mark (None without a window or threshold)."""
+    if width <= 0 or budget.context_length <= 0 or budget.threshold_tokens <= 0:
+        return None
+    column = round(budget.threshold_tokens / budget.context_length * width)
+    return max(0, min(width - 1, column))
+
+
+def filled_cells(budget: ContextBudget, width: int) -> int:
+    if width <= 0 or budget.context_length <= 0:
+        return 0
+    return max(0, min(width, round(budget.shown_tokens / budget.context_length * width)))
+
+
+def usage_line(budget: ContextBudget) -> str:
+    """The usage line, e.g. "used 41.2K / threshold 64.0K / window 128K (32%)"; marked when estimated."""
+    approx = "~" if budget.is_estimate else ""
+    percent = round(budget.shown_tokens / budget.context_length * 100) if budget.context_length > 0 else 0
+    line = (
+        f"used {approx}{format_tokens(budget.shown_tokens)} / threshold {format_tokens(budget.threshold_tokens)}"
+        f" / window {format_tokens(budget.context_length)} ({percent}%)"
+    )
+    return f"{line} (estimate)" if budget.is_estimate else line
+
+
+def detail_lines(budget: ContextBudget) -> list[tuple[str, str]]:
+    """(text, component) lines under the usage line."""
+    lines: list[tuple[str, str]] = []
+    if budget.cache_read_tokens or budget.cache_write_tokens:
+        lines.append(
+            (
+                f"cache read {format_tokens(budget.cache_read_tokens)}"
+                f" · write {format_tokens(budget.cache_write_tokens)}",
+                "token-gauge--dim",
+            )
+        )
+    if budget.compression_count:
+        noun = "compression" if budget.compression_count == 1 else "compressions"
+        lines.append((f"🗜 {budget.compression_count} {noun}", "token-gauge--dim"))
+    if not budget.compression_enabled:
+        lines.append(("auto-compression disabled", "token-gauge--notice"))
+    elif budget.ineffective_compressions >= PAUSED_AFTER_INEFFECTIVE:
+        lines.append(
+            (
+                f"⏸ auto-compression paused ({budget.ineffective_compressions} ineffective in a row)",
+                "token-gauge--notice",
+            )
+        )
+    if budget.window_is_default:
+        lines.append(("(default window)", "token-gauge--dim"))
+    return lines
+
+
+class TokenGauge(Widget):
+    """The context budget as a bar with the compression threshold marked on it."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "token-gauge--ok",
+        "token-gauge--warn",
+        "token-gauge--over",
+        "token-gauge--empty",
+        "token-gauge--threshold",
+        "token-gauge--dim",
+        "token-gauge--notice",
+    }
+
+    budget: reactive[ContextBudget | None] = reactive(None, layout=True)
+
+    def watch_budget(self, budget: ContextBudget | None) -> None:
+        self.set_class(budget is not None and budget.is_estimate, "-estimate")
+        for name in ("ok", "warn", "over"):
+            self.set_class(budget is not None and band(budget) == name, f"-{name}")
+
+    def _style(self, component: str) -> Style:
+        return self.get_component_rich_style(component, partial=True)
+
+    def bar_text(self, budget: ContextBudget, width: int) -> Text:
+        """The bar, `width` cells wide, with the threshold mark drawn on it."""
+        filled = filled_cells(budget, width)
+        mark = threshold_column(budget, width)
+        fill_style = self._style(f"token-gauge--{band(budget)}")
+        empty_style = self._style("token-gauge--empty")
+        mark_style = self._style("token-gauge--threshold")
+        bar = Text(no_wrap=True, overflow="crop")
+        for cell in range(width):
+            if cell == mark:
+                # drawn over the fill: the mark keeps the fill colour as its background
+                under = Style(bgcolor=fill_style.color) if cell < filled else Style()
+                bar.append(THRESHOLD_MARK, under + mark_style)
+            elif cell < filled:
+                bar.append(BAR_FILLED, fill_style)
+            else:
+                bar.append(BAR_EMPTY, empty_style)
+        return bar
+
+    def render(self) -> RenderableType:
+        budget = self.budget
+        width = self.content_size.width
+        if budget is None:
+            return Text("no usage yet — the gauge fills after the first reply", self._style("token-gauge--dim"))
+        lines: list[RenderableType] = [self.bar_text(budget, width)]
+        lines.append(Text(usage_line(budget)))
+        lines.extend(Text(text, self._style(component)) for text, component in detail_lines(budget))
+        return Group(*lines)

@@ -1,0 +1,166 @@
+"""The conversation transcript as plain data, and its conversion from OpenAI-format history.
+
+`ConversationView` keeps every item of the conversation here (cheap dataclasses) and mounts
+widgets only for a bounded window of them; widgets are (re)built from these items at any time.
+Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+KIND_USER = "user"
+KIND_ASSISTANT = "assistant"
+KIND_TOOL = "tool"
+KIND_NOTICE = "notice"
+KIND_SUMMARY = "summary"
+
+TOOL_RUNNING = "running"
+TOOL_OK = "ok"
+TOOL_ERROR = "error"
+TOOL_NO_RESULT = "no-result"
+
+# The header a compression summary message starts with (current and legacy Hermes forms).
+SUMMARY_MARKERS = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]")
+IMAGE_PLACEHOLDER = "[image]"
+
+_item_keys = itertools.count(1)
+
+
+@dataclass(eq=False)
+class TranscriptItem:
+    """One row of the transcript: a user message, an answer, a tool call, a notice or a summary."""
+
+    kind: str
+    text: str = ""
+    reasoning: str = ""
+    streaming: bool = False
+    interrupted: bool = False
+    # tool calls
+    call_id: str = ""
+    name: str = ""
+    arguments: str = ""
+    result: str | None = None
+    tool_status: str = TOOL_RUNNING
+    duration_s: float | None = None
+    # notices: "compression" | "rotation" | "warning" | "info" | ...
+    notice_kind: str = ""
+    key: int = field(default_factory=lambda: next(_item_keys))
+
+
+def message_text(content: Any) -> str:
+    """The readable text of a message's `content` (string, None, list of parts, or envelope dict)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        return str(content.get("text_summary") or content.get("text") or "")
+    if isinstance(content, list):
+        pieces: list[str] = []
+        for part in content:
+            if isinstance(part, str):
+                pieces.append(part)
+            elif isinstance(part, dict):
+                if part.get("type") in ("image_url", "input_image", "image"):
+                    pieces.append(IMAGE_PLACEHOLDER)
+                elif isinstance(part.get("text"), str):
+                    pieces.append(part["text"])
+        return "\n".join(pieces)
+    return str(content)
+
+
+def is_summary_text(text: str) -> bool:
+    """True when `text` is a compression summary (handoff) message."""
+    stripped = text.lstrip()
+    return any(stripped.startswith(marker) for marker in SUMMARY_MARKERS)
+
+
+def looks_like_error_result(text: str) -> bool:
+    """Tool results the registry produces for failures ("Error…", unknown tool, denied command)."""
+    stripped = text.lstrip()
+    return (
+        stripped.startswith("Error")
+        or stripped.startswith("Command denied")
+        or (stripped.startswith("Tool '") and "does not exist" in stripped[:200])
+    )
+
+
+def _tool_call_fields(call: Any) -> tuple[str, str, str]:
+    """(id, name, arguments) of one OpenAI-format tool call; tolerant of odd shapes."""
+    if not isinstance(call, dict):
+        return "", "tool", ""
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    call_id = str(call.get("call_id") or call.get("id") or "")
+    name = str(function.get("name") or call.get("name") or "tool")
+    arguments = function.get("arguments", call.get("arguments", ""))
+    if not isinstance(arguments, str):
+        try:
+            arguments = json.dumps(arguments)
+        except (TypeError, ValueError):
+            arguments = str(arguments)
+    return call_id, name, arguments
+
+
+def history_to_items(messages: Iterable[Any]) -> list[TranscriptItem]:
+    """Turn OpenAI-format messages into transcript items; tool results are paired to their card.
+
+    System and `session_meta` rows are skipped, as is anything that is not a message dict.
+    """
+    items: list[TranscriptItem] = []
+    open_calls: dict[str, TranscriptItem] = {}
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        text = message_text(message.get("content"))
+        if role == "user":
+            kind = KIND_SUMMARY if is_summary_text(text) else KIND_USER
+            items.append(TranscriptItem(kind=kind, text=text))
+        elif role == "assistant":
+            _add_assistant(message, text, items, open_calls)
+        elif role == "tool":
+            _add_tool_result(message, text, items, open_calls)
+    for item in open_calls.values():
+        item.tool_status = TOOL_NO_RESULT
+    return items
+
+
+def _add_assistant(
+    message: dict[str, Any], text: str, items: list[TranscriptItem], open_calls: dict[str, TranscriptItem]
+) -> None:
+    if is_summary_text(text):
+        items.append(TranscriptItem(kind=KIND_SUMMARY, text=text))
+        text = ""
+    reasoning = message.get("reasoning") or message.get("reasoning_content") or ""
+    if not isinstance(reasoning, str):
+        reasoning = ""
+    interrupted = bool(message.get("_interrupted")) or message.get("finish_reason") == "interrupted"
+    if text.strip() or reasoning.strip() or interrupted:
+        items.append(TranscriptItem(kind=KIND_ASSISTANT, text=text, reasoning=reasoning, interrupted=interrupted))
+    calls = message.get("tool_calls")
+    for call in calls if isinstance(calls, list) else []:
+        call_id, name, arguments = _tool_call_fields(call)
+        card = TranscriptItem(kind=KIND_TOOL, call_id=call_id, name=name, arguments=arguments)
+        items.append(card)
+        if call_id:
+            open_calls[call_id] = card
+        else:
+            card.tool_status = TOOL_NO_RESULT  # no id: no result can ever be paired with it
+
+
+def _add_tool_result(
+    message: dict[str, Any], text: str, items: list[TranscriptItem], open_calls: dict[str, TranscriptItem]
+) -> None:
+    call_id = str(message.get("tool_call_id") or "")
+    card = open_calls.pop(call_id, None)
+    if card is None:  # a result whose call we never saw: show it on a card of its own
+        card = TranscriptItem(kind=KIND_TOOL, call_id=call_id, name=str(message.get("tool_name") or "tool"))
+        items.append(card)
+    card.result = text
+    is_error = bool(message.get("_is_error") or message.get("is_error")) or looks_like_error_result(text)
+    card.tool_status = TOOL_ERROR if is_error else TOOL_OK

@@ -1,0 +1,197 @@
+"""HermesApp behaviour with Pilot: the real app, the real Agent, a real state.db, demo or fake-server models."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hermes_tui.app import HermesApp
+from hermes_tui.config import Home, ProviderChoice, Settings
+from hermes_tui.screens.approval import ApprovalScreen
+from hermes_tui.screens.help import HelpScreen
+from hermes_tui.widgets.transcript import KIND_ASSISTANT, KIND_NOTICE, KIND_TOOL, KIND_USER
+from tests.fake_llm import FakeLLMServer, Hang, Reply
+from tests.tui.helpers import wait_until
+
+DEMO = ProviderChoice("demo", "demo", "", "", True, "no API key configured")
+SUMMARY = "## Active Task\nUser asked: 'go on'\n## Goal\nKeep going."
+
+
+def make_app(tmp_path: Path, choice: ProviderChoice = DEMO, settings: Settings | None = None) -> HermesApp:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    (project / "README.md").write_text("# Gadget\n\nThe gadget toggles.\n", encoding="utf-8")
+    home = Home(tmp_path / "home").ensure()
+    return HermesApp(home=home, settings=settings or Settings(), choice=choice, cwd=project)
+
+
+def db_rows(app: HermesApp, sql: str, *params: object) -> list[tuple]:
+    con = sqlite3.connect(app.home.state_db)
+    try:
+        return con.execute(sql, params).fetchall()
+    finally:
+        con.close()
+
+
+async def wait_exit(app: HermesApp, timeout: float = 5.0) -> None:
+    """Poll (without the pilot, whose pauses need a running app) until the app has stopped."""
+    await asyncio.wait_for(_until_stopped(app), timeout)
+
+
+async def _until_stopped(app: HermesApp) -> None:
+    while app.is_running:
+        await asyncio.sleep(0.01)
+
+
+async def submit(pilot, app: HermesApp, text: str) -> None:
+    app.main.prompt.value = text
+    await pilot.press("enter")
+
+
+async def wait_turn(pilot, app: HermesApp, timeout: float = 10.0) -> None:
+    await wait_until(pilot, lambda: app.turn_worker is not None, timeout, "a turn to start")
+    await wait_until(pilot, lambda: not app.turn_running, timeout, "the turn to finish")
+    await pilot.pause()
+
+
+async def test_prompt_is_focused_and_a_turn_round_trips(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        assert app.focused is app.main.prompt  # typing goes straight to the input
+        await pilot.press(*"read README.md")
+        assert app.main.prompt.value == "read README.md"
+        await pilot.press("enter")
+        await wait_turn(pilot, app)
+        kinds = [item.kind for item in app.main.conversation.items]
+        assert kinds[:2] == [KIND_USER, KIND_ASSISTANT] and KIND_TOOL in kinds
+        assert "The gadget toggles." in app.main.conversation.items[-1].text
+        assert app.main.status_bar.is_demo  # the demo model is always labelled
+        roles = [r[0] for r in db_rows(app, "select role from messages order by id")]
+        assert roles == ["user", "assistant", "tool", "assistant"]
+        # The lineage tree shows the new session, highlighted as current.
+        assert app.main.lineage.tree_node_for(app.agent.session_id) is not None
+
+
+async def test_ctrl_c_ladder_clear_interrupt_quit(tmp_path: Path) -> None:
+    with FakeLLMServer() as srv:
+        srv.enqueue(Hang(seconds=30, first_text="A partial thought"))
+        app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await asyncio.wait_for(app.ready.wait(), 10)
+            # 1. text in the input: Ctrl-C clears it.
+            app.main.prompt.value = "draft that I regret"
+            await pilot.press("ctrl+c")
+            assert app.main.prompt.value == "" and app.is_running
+            # 2. streaming: Ctrl-C interrupts; the partial answer stays, marked interrupted, and is saved.
+            await submit(pilot, app, "think hard")
+            await wait_until(
+                pilot, lambda: "A partial thought" in app.main.conversation.streamed_text(), 10, "the first delta"
+            )
+            await pilot.press("ctrl+c")
+            await wait_until(pilot, lambda: not app.turn_running, 10, "the interrupt")
+            answer = [i for i in app.main.conversation.items if i.kind == KIND_ASSISTANT][-1]
+            assert answer.interrupted and answer.text == "A partial thought"
+            stored = db_rows(app, "select content, finish_reason from messages where role='assistant'")
+            assert stored == [("A partial thought", "interrupted")]
+            # The app stays responsive: typing still works.
+            await pilot.press("h", "i")
+            assert app.main.prompt.value == "hi"
+            app.main.prompt.value = ""
+            # 3. idle: one Ctrl-C only warns; a second within 2 s quits with code 0.
+            await pilot.press("ctrl+c")
+            assert app.is_running
+            await pilot.press("ctrl+c")
+            await wait_exit(app)
+        assert app.return_code == 0
+        ended = db_rows(app, "select end_reason from sessions")
+        assert ended == [("tui_shutdown",)]
+
+
+async def test_ctrl_q_quits_with_code_zero(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test() as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        await pilot.press("ctrl+q")
+        await wait_exit(app)
+    assert app.return_code == 0
+
+
+async def test_slash_commands_new_help_quit(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        await submit(pilot, app, "hello")
+        await wait_turn(pilot, app)
+        first = app.agent.session_id
+        await submit(pilot, app, "/new")
+        await wait_until(pilot, lambda: app.agent.session_id != first, 5, "/new to rotate")
+        await wait_until(
+            pilot,
+            lambda: (
+                app.main.conversation.items == [] or all(i.kind == KIND_NOTICE for i in app.main.conversation.items)
+            ),
+            5,
+            "the transcript to clear",
+        )
+        await submit(pilot, app, "/help")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help screen")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), 5, "help to close")
+        await submit(pilot, app, "/quit")
+        await wait_exit(app)
+    assert db_rows(app, "select end_reason from sessions where id=?", first) == [("new_session",)]
+
+
+async def test_shell_command_asks_for_approval_in_a_modal(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        await submit(pilot, app, "run echo approved-output")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 10, "the approval modal")
+        await pilot.press("y")
+        await wait_turn(pilot, app)
+        tool = [i for i in app.main.conversation.items if i.kind == KIND_TOOL][-1]
+        assert "approved-output" in (tool.result or "") and tool.tool_status == "ok"
+
+        await submit(pilot, app, "run echo denied-output")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 10, "the approval modal")
+        await pilot.press("n")
+        await wait_turn(pilot, app)
+        tool = [i for i in app.main.conversation.items if i.kind == KIND_TOOL][-1]
+        assert "denied" in (tool.result or "").lower() and tool.tool_status == "error"
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_compression_updates_gauge_tree_and_review_log_live(tmp_path: Path, size: tuple[int, int]) -> None:
+    with FakeLLMServer() as srv:
+        for index in range(6):
+            srv.enqueue(Reply(text=f"answer {index}", usage=(2_000, 10, 0, 0)))
+        srv.enqueue(
+            Reply(tool_calls=[("c1", "read_file", '{"path": "README.md"}')], usage=(70_000, 10, 0, 0)),
+            Reply(text=SUMMARY),
+            Reply(text="after compression", usage=(5_000, 10, 0, 0)),
+        )
+        app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
+        async with app.run_test(size=size) as pilot:
+            await asyncio.wait_for(app.ready.wait(), 10)
+            for index in range(6):
+                await submit(pilot, app, f"question {index}")
+                await wait_turn(pilot, app)
+            parent = app.agent.session_id
+            await submit(pilot, app, "read README.md")
+            await wait_turn(pilot, app)
+            child = app.agent.session_id
+            assert child != parent
+            assert app.main.gauge.budget.compression_count == 1
+            assert app.main.gauge.budget.reported_prompt_tokens == 5_000
+            texts = [entry.text for entry in app.main.review_log.entries]
+            assert any("Compressed" in t for t in texts) and any("rotated" in t for t in texts)
+            node = app.main.lineage.tree_node_for(child)
+            assert node is not None and node.parent is not None
+            assert app.main.status_bar.session_id == child
+            notices = [i.text for i in app.main.conversation.items if i.kind == KIND_NOTICE]
+            assert any("Context compressed" in n for n in notices)

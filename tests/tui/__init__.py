@@ -1,0 +1,1 @@
+"""Tests of the TUI widgets and screens (Pilot behaviour tests and SVG snapshots)."""

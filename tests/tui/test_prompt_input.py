@@ -1,0 +1,106 @@
+"""PromptInput: submit, history walk, placeholder, set_text, slash suggestions, Ctrl-C clearing."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+
+from hermes_tui.widgets.prompt_input import PLACEHOLDER, SLASH_COMMANDS, PromptInput
+
+from .helpers import HostApp, screen_text, wait_until
+
+
+class PromptHost(HostApp):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+c", "app_ctrl_c", "ladder")]
+
+    def __init__(self) -> None:
+        super().__init__(lambda: [PromptInput(id="prompt")])
+        self.submitted: list[str] = []
+        self.app_ctrl_c_presses = 0
+
+    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        self.submitted.append(message.text)
+
+    def action_app_ctrl_c(self) -> None:
+        self.app_ctrl_c_presses += 1
+
+
+async def type_text(pilot: Any, text: str) -> None:
+    await pilot.press(*[("space" if char == " " else char) for char in text])
+
+
+async def test_enter_submits_non_empty_text_and_clears_the_line() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        await type_text(pilot, "hello there")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.submitted == ["hello there"])
+        assert prompt.value == ""
+        await type_text(pilot, "   ")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.submitted == ["hello there"]
+
+
+async def test_up_and_down_walk_the_prompt_history_and_restore_the_draft() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        for text in ("first", "second", "third"):
+            await type_text(pilot, text)
+            await pilot.press("enter")
+        await type_text(pilot, "draft")
+        await pilot.press("up")
+        assert prompt.value == "third"
+        await pilot.press("up", "up", "up")
+        assert prompt.value == "first"
+        await pilot.press("down")
+        assert prompt.value == "second"
+        await pilot.press("down", "down")
+        assert prompt.value == "draft"
+        assert prompt.history == ["first", "second", "third"]
+
+
+async def test_the_placeholder_invites_a_prompt() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert PLACEHOLDER == "Ask anything — /help for commands"
+        assert PLACEHOLDER in screen_text(app)
+
+
+async def test_set_text_restores_removed_text_with_the_cursor_at_the_end() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.set_text("the prompt /undo removed")
+        await pilot.press("!")
+        assert prompt.value == "the prompt /undo removed!"
+
+
+async def test_slash_commands_are_suggested_and_right_accepts() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        await type_text(pilot, "/comp")
+        await wait_until(pilot, lambda: prompt._suggestion == "/compress", what="the /compress suggestion")
+        await pilot.press("right")
+        assert prompt.value == "/compress"
+        assert set(SLASH_COMMANDS) >= {
+            "/new", "/resume", "/branch", "/fork", "/title", "/sessions", "/history", "/undo",
+            "/retry", "/compress", "/help", "/quit", "/usage", "/search",
+        }  # fmt: skip
+
+
+async def test_ctrl_c_clears_text_first_and_passes_on_when_empty() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        await type_text(pilot, "half a thought")
+        await pilot.press("ctrl+c")
+        assert prompt.value == ""
+        assert app.app_ctrl_c_presses == 0
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: app.app_ctrl_c_presses == 1, what="the app's ctrl+c")

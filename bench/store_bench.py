@@ -1,0 +1,532 @@
+"""Store figures at scale: a synthetic home with 1,000,000 messages, measured through SessionDB.
+
+    python -m bench.store_bench [--messages N] [--sessions N] [--runs N] [--rebuild]
+
+The synthetic state.db (10,000 sessions with compression chains and branches; text mixing
+prose, code, tool calls and CJK) is generated once with stdlib sqlite3 using our exact v14
+schema and cached under bench/.out/. Measured: append throughput through SessionDB; search
+p50/p95 for rare terms (< 0.1 % of messages) and common ones (> 20 %); listing 50 sessions
+with tip projection; the whole lineage tree; resuming a 10,000-message session; and the whole
+`python -m hermes_tui.cli_sessions search COMMON` process. Every SessionDB read is traced and the
+same SQL is replayed through stdlib sqlite3 in the same run to report our/raw ratios.
+Budgets (DESIGN.md): rare-term p50 < 30 ms, listing < 20 ms, tree < 200 ms, CLI search < 1.5 s,
+our/raw < 1.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hermes_tui.store.db import SessionDB
+from hermes_tui.store.schema import FTS_TRIGGERS, ensure_schema
+
+OUT_DIR = Path(__file__).resolve().parent / ".out"
+BIG_SESSION_MESSAGES = 10_000
+RARE_TERMS = [f"quuxrare{n:02d}" for n in range(20)]
+COMMON_TERMS = ["session", "update", "value"]
+SEED = 20260603
+
+WORDS = (  # noqa: SIM905 - a paragraph of words reads better than a list literal
+    "the of and to in is that for it as with was on be by this are from at or an have not which but "
+    "all were when we there can more if out so what up about into than them only some would could "
+    "agent model token context window compression summary prompt history search index query result "
+    "error retry stream tool call file path config server client cache budget lineage branch tip "
+    "database table column row schema migration trigger review memory skill todo terminal output "
+    "refactor test fixture module package function class method argument return exception async "
+    "await worker thread lock timeout latency throughput benchmark profile trace log metric deploy"
+).split()
+CODE_LINES = [
+    "def handle(request):\n    return response.json()",
+    "for item in items:\n    total += item.price * item.qty",
+    "async with db.transaction():\n    await db.execute(sql, params)",
+    "if not path.exists():\n    raise FileNotFoundError(path)",
+    "SELECT id, title FROM sessions WHERE parent_session_id IS NULL;",
+    "const result = await fetch(url, { method: 'POST', body });",
+]
+SYSTEM_PROMPT_HEAD = "You are Hermes, a helpful agent with tools.\n\n## Memory\n"
+CJK_SENTENCES = [
+    "请帮我总结广西桂林的旅游路线和美食推荐",
+    "东京的天气怎么样，明天会下雨吗",
+    "数据库索引的设计需要考虑查询模式",
+    "このコードのバグを見つけてください",
+    "세션 기록을 검색하는 방법을 알려주세요",
+]
+
+
+# --------------------------------------------------------------------------- generation
+
+
+def _sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choices(WORDS, k=n)).capitalize() + "."
+
+
+def _message_text(rng: random.Random, index: int, rare_every: int) -> tuple[str, str | None, str | None]:
+    """(content, tool_name, tool_calls) for synthetic message `index`."""
+    kind = rng.random()
+    text = _sentence(rng, rng.randint(12, 40))
+    if index % 4 == 0:  # every common term in 25 % of messages
+        text += " The " + " ".join(COMMON_TERMS) + " changed."
+    if index % rare_every == 0:
+        text += f" {RARE_TERMS[(index // rare_every) % len(RARE_TERMS)]}"
+    if kind < 0.15:
+        return text + "\n```python\n" + rng.choice(CODE_LINES) + "\n```", None, None
+    if kind < 0.20:
+        return rng.choice(CJK_SENTENCES) + " " + text[:40], None, None
+    if kind < 0.30:
+        call = [
+            {
+                "id": f"call_{index}",
+                "type": "function",
+                "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/mod_{index % 97}.py"})},
+            }
+        ]
+        return "", None, json.dumps(call)
+    return text, None, None
+
+
+def _plan_sessions(rng: random.Random, sessions: int, messages: int) -> list[dict[str, Any]]:
+    """Session rows: chains of 2-4 compression continuations, branch children, singletons."""
+    start = time.time() - 400 * 86400
+    plan: list[dict[str, Any]] = []
+    clock = start
+    n = 0
+    while len(plan) < sessions:
+        kind = rng.random()
+        length = rng.randint(2, 4) if kind < 0.15 else 1
+        length = min(length, sessions - len(plan))
+        parent = None
+        for step in range(length):
+            clock += rng.uniform(600, 3000)
+            sid = datetime.fromtimestamp(clock).strftime("%Y%m%d_%H%M%S") + f"_{n:06x}"
+            n += 1
+            row = {"id": sid, "parent": parent, "started_at": clock, "title": f"project {n}"}
+            row["end_reason"] = "compression" if step < length - 1 else rng.choice(["cli_close", None, "new_session"])
+            plan.append(row)
+            parent = sid
+        if kind > 0.95 and len(plan) < sessions:  # a branch off the last session
+            plan[-1]["end_reason"] = "branched"
+            clock += rng.uniform(600, 3000)
+            sid = datetime.fromtimestamp(clock).strftime("%Y%m%d_%H%M%S") + f"_{n:06x}"
+            n += 1
+            plan.append({"id": sid, "parent": parent, "started_at": clock, "title": f"branch {n}", "end_reason": None})
+    # Message counts: one 10,000-message session, the rest share what is left.
+    rest = max(0, messages - BIG_SESSION_MESSAGES)
+    weights = [rng.random() for _ in plan]
+    total = sum(weights)
+    for row, weight in zip(plan, weights, strict=True):
+        row["messages"] = int(rest * weight / total)
+    plan[len(plan) // 2]["messages"] = BIG_SESSION_MESSAGES
+    plan[len(plan) // 2]["big"] = True
+    return plan
+
+
+def generate(path: Path, messages: int, sessions: int) -> None:
+    rng = random.Random(SEED)
+    tmp = path.with_suffix(".tmp")
+    for leftover in (tmp, Path(str(tmp) + "-wal"), Path(str(tmp) + "-shm")):
+        leftover.unlink(missing_ok=True)
+    conn = sqlite3.connect(tmp, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=OFF")
+    conn.execute("PRAGMA synchronous=OFF")
+    ensure_schema(conn)
+    for names in FTS_TRIGGERS.values():  # bulk load first, index once afterwards
+        for name in names:
+            conn.execute(f"DROP TRIGGER {name}")
+    plan = _plan_sessions(rng, sessions, messages)
+    rare_every = max(1, messages // 600)  # ~0.05 % of messages per run of 20 rare terms -> < 0.1 % each
+    conn.execute("BEGIN")
+    index = 0
+    batch: list[tuple[Any, ...]] = []
+    for row in plan:
+        ended = row["started_at"] + 500 if row["end_reason"] else None
+        prompt = SYSTEM_PROMPT_HEAD + _sentence(rng, rng.randint(600, 1800))  # ~4-12 KB, as Hermes stores
+        conn.execute(
+            "INSERT INTO sessions (id, source, model, system_prompt, parent_session_id, started_at, ended_at,"
+            " end_reason, message_count, title) VALUES (?, 'cli', 'bench-model', ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row["id"],
+                prompt,
+                row["parent"],
+                row["started_at"],
+                ended,
+                row["end_reason"],
+                row["messages"],
+                row["title"],
+            ),
+        )
+        for i in range(row["messages"]):
+            role = "user" if i % 2 == 0 else "assistant"
+            content, tool_name, tool_calls = _message_text(rng, index, rare_every)
+            if tool_calls and role == "user":
+                role, tool_name, content = "tool", "read_file", content or _sentence(rng, 30)
+                tool_calls = None
+            batch.append((row["id"], role, content, tool_name, tool_calls, row["started_at"] + i * 0.5))
+            index += 1
+            if len(batch) >= 20_000:
+                conn.executemany(
+                    "INSERT INTO messages (session_id, role, content, tool_name, tool_calls, timestamp)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    batch,
+                )
+                batch.clear()
+    if batch:
+        conn.executemany(
+            "INSERT INTO messages (session_id, role, content, tool_name, tool_calls, timestamp)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            batch,
+        )
+    conn.execute("COMMIT")
+    print(f"  inserted {index:,} messages in {len(plan):,} sessions; building both FTS indexes...", flush=True)
+    ensure_schema(conn)  # recreates the six triggers and rebuilds both indexes
+    # A settled index, as a long-lived state.db has after FTS automerge / `optimize_fts()`; right
+    # after a bulk load the many fresh segments make every later insert several times slower.
+    for table in ("messages_fts", "messages_fts_trigram"):
+        conn.execute(f"INSERT INTO {table}({table}) VALUES('optimize')")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("ANALYZE")
+    conn.close()
+    tmp.rename(path)
+
+
+# --------------------------------------------------------------------------- measuring
+
+# What a listing costs when computed from scratch in SQL (the same rules: visible rows, tips
+# along compression edges, ordered by the tip's newest message). SessionDB keeps this in an
+# in-memory lineage index instead; the bench compares against this one statement.
+REFERENCE_LISTING_SQL = """
+WITH RECURSIVE
+visible(id) AS (
+    SELECT s.id FROM sessions s LEFT JOIN sessions p ON p.id = s.parent_session_id
+    WHERE COALESCE(s.archived, 0) = 0 AND (s.parent_session_id IS NULL
+          OR (p.end_reason = 'branched' AND p.ended_at IS NOT NULL AND s.started_at >= p.ended_at))
+),
+chain(root, cur, depth) AS (
+    SELECT id, id, 0 FROM visible
+    UNION ALL
+    SELECT chain.root,
+           (SELECT c.id FROM sessions c WHERE c.parent_session_id = cur.id AND c.started_at >= cur.ended_at
+             ORDER BY c.started_at DESC, c.id DESC LIMIT 1), chain.depth + 1
+    FROM chain JOIN sessions cur ON cur.id = chain.cur
+    WHERE cur.end_reason = 'compression' AND cur.ended_at IS NOT NULL AND chain.depth < 100
+),
+tips(root, tip, depth) AS (SELECT root, cur, MAX(depth) FROM chain WHERE cur IS NOT NULL GROUP BY root),
+page AS (
+    SELECT tips.root, tips.tip,
+           COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = tips.tip), t.started_at) AS activity
+    FROM tips JOIN sessions t ON t.id = tips.tip ORDER BY activity DESC, tips.root DESC LIMIT 50
+)
+SELECT page.*, s.*,
+       (SELECT substr(m.content, 1, 200) FROM messages m WHERE m.session_id = page.tip AND m.role = 'user'
+         AND m.active = 1 ORDER BY m.timestamp, m.id LIMIT 1) AS first_user
+FROM page JOIN sessions s ON s.id = page.root
+"""
+
+REFERENCE_TREE_SQL = """
+SELECT s.id, s.parent_session_id, s.title, s.source, s.model, s.started_at, s.ended_at, s.end_reason,
+       s.message_count, p.end_reason, p.ended_at,
+       (SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id),
+       (SELECT substr(m.content, 1, 200) FROM messages m WHERE m.session_id = s.id AND m.role = 'user'
+         AND m.active = 1 ORDER BY m.timestamp, m.id LIMIT 1)
+FROM sessions s LEFT JOIN sessions p ON p.id = s.parent_session_id ORDER BY s.started_at, s.id
+"""
+
+
+class Tracer:
+    """Collects the SQL SessionDB's reader runs so it can be replayed through stdlib sqlite3."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+        self.enabled = False
+
+    def __call__(self, sql: str) -> None:
+        # FTS5's own internal statements arrive as "-- ..." comments: the replay runs them anyway.
+        if self.enabled and not sql.startswith(("PRAGMA", "--")):
+            self.statements.append(sql)
+
+
+def replay(raw: sqlite3.Connection, statements: list[str]) -> float:
+    started = time.perf_counter()
+    for sql in statements:
+        raw.execute(sql).fetchall()
+    return time.perf_counter() - started
+
+
+async def measure(
+    db: SessionDB, tracer: Tracer, raw: sqlite3.Connection, call: Callable[[], Awaitable[Any]]
+) -> tuple[float, float]:
+    """(our seconds, raw seconds for the same statements); the timed run is not traced."""
+    started = time.perf_counter()
+    await call()
+    ours = time.perf_counter() - started
+    tracer.statements.clear()
+    tracer.enabled = True
+    await call()
+    tracer.enabled = False
+    return ours, replay(raw, list(tracer.statements))
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def run_benchmarks(path: Path, runs: int) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    rng = random.Random(SEED + 1)
+    db = await SessionDB.open(path)
+    tracer = Tracer()
+    await db._conns.reader.set_trace_callback(tracer)  # bench-only peek at the executed SQL
+    raw = sqlite3.connect(path)
+    total = raw.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+    results["messages"] = total
+    results["sessions"] = raw.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+
+    async def timed(name: str, call: Callable[[], Awaitable[Any]], repeat: int) -> None:
+        await call()  # warm the page cache
+        ours, raws = [], []
+        for _ in range(repeat):
+            o, r = await measure(db, tracer, raw, call)
+            ours.append(o)
+            raws.append(r)
+        results[name] = {
+            "p50_ms": statistics.median(ours) * 1000,
+            "p95_ms": pct(ours, 0.95) * 1000,
+            "raw_p50_ms": statistics.median(raws) * 1000,
+            "ratio": statistics.median(ours) / max(statistics.median(raws), 1e-9),
+        }
+
+    for label, terms in (("search_rare", RARE_TERMS), ("search_common", COMMON_TERMS)):
+        share = max(
+            raw.execute("SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH ?", (t,)).fetchone()[0]
+            for t in terms
+        )
+        ours, raws = [], []
+        for term in terms:
+            await db.search_messages(term)
+        for _ in range(runs):
+            for term in terms:
+                o, r = await measure(db, tracer, raw, lambda term=term: db.search_messages(term))
+                ours.append(o)
+                raws.append(r)
+        results[label] = {
+            "max_match_share_pct": 100 * share / total,
+            "p50_ms": statistics.median(ours) * 1000,
+            "p95_ms": pct(ours, 0.95) * 1000,
+            "raw_p50_ms": statistics.median(raws) * 1000,
+            "ratio": statistics.median(ours) / max(statistics.median(raws), 1e-9),
+        }
+    await timed("search_common_ranked", lambda: db.search_messages(COMMON_TERMS[0], sort="rank"), 5)
+
+    def raw_time(sql: str, repeat: int) -> float:
+        best = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            raw.execute(sql).fetchall()
+            best.append(time.perf_counter() - started)
+        return statistics.median(best)
+
+    ref_listing = raw_time(REFERENCE_LISTING_SQL, runs)
+    ref_tree = raw_time(REFERENCE_TREE_SQL, max(3, runs // 2))
+    # Cold: a freshly opened SessionDB builds its lineage index on the first call.
+    cold_listing, cold_tree = [], []
+    for _ in range(3):
+        fresh = await SessionDB.open(path)
+        started = time.perf_counter()
+        await fresh.list_sessions_rich(limit=50)
+        cold_listing.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        await fresh.lineage_tree()
+        cold_tree.append(time.perf_counter() - started)
+        await fresh.close()
+    warm_listing, after_append = [], []
+    await db.list_sessions_rich(limit=50)
+    sid = f"bench_listing_{int(time.time())}"
+    await db.create_session(sid, "bench")
+    for i in range(runs * 4):
+        started = time.perf_counter()
+        await db.list_sessions_rich(limit=50)
+        warm_listing.append(time.perf_counter() - started)
+        await db.append_message(sid, "user", f"listing bench {i}")
+        started = time.perf_counter()
+        rows = await db.list_sessions_rich(limit=50)
+        after_append.append(time.perf_counter() - started)
+        assert rows[0]["id"] == sid
+    # Another process (here: a second SessionDB, another connection) appends between listings.
+    other = await SessionDB.open(path)
+    after_external = []
+    for i in range(runs * 2):
+        await other.append_message(sid, "assistant", f"from elsewhere {i}")
+        started = time.perf_counter()
+        await db.list_sessions_rich(limit=50)
+        after_external.append(time.perf_counter() - started)
+    await other.close()
+    await db.delete_session(sid)
+    warm_tree = []
+    await db.lineage_tree()
+    for _ in range(max(3, runs)):
+        started = time.perf_counter()
+        await db.lineage_tree()
+        warm_tree.append(time.perf_counter() - started)
+
+    def figures(values: list[float], reference: float) -> dict[str, float]:
+        return {
+            "p50_ms": statistics.median(values) * 1000,
+            "p95_ms": pct(values, 0.95) * 1000,
+            "raw_p50_ms": reference * 1000,
+            "ratio": statistics.median(values) / reference,
+        }
+
+    results["list_50_cold"] = figures(cold_listing, ref_listing)
+    results["list_50_warm"] = figures(warm_listing, ref_listing)
+    results["list_50_after_append"] = figures(after_append, ref_listing)
+    results["list_50_after_other_process"] = figures(after_external, ref_listing)
+    results["lineage_tree_cold"] = figures(cold_tree, ref_tree)
+    results["lineage_tree_warm"] = figures(warm_tree, ref_tree)
+    big = raw.execute(
+        "SELECT session_id FROM messages GROUP BY session_id HAVING COUNT(*) >= ? LIMIT 1", (BIG_SESSION_MESSAGES,)
+    ).fetchone()[0]
+    await timed("resume_10k_session", lambda: db.get_messages_as_conversation(big), max(3, runs))
+
+    # Appends through SessionDB (writer connection) vs the same statements through stdlib sqlite3.
+    sid = f"bench_{int(time.time())}"
+    await db.create_session(sid, "bench")
+    count = 300
+    started = time.perf_counter()
+    for i in range(count):
+        await db.append_message(sid, "user" if i % 2 == 0 else "assistant", f"bench append {i} {_sentence(rng, 30)}")
+    single = count / (time.perf_counter() - started)
+    writer = sqlite3.connect(path, isolation_level=None, timeout=1.0)
+    writer.execute("PRAGMA synchronous=NORMAL")
+    started = time.perf_counter()
+    for i in range(count):
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("SELECT 1 FROM sessions WHERE id = ?", (sid,)).fetchall()
+        writer.execute(
+            "INSERT INTO messages (session_id, role, content, timestamp, active) VALUES (?, 'user', ?, ?, 1)",
+            (sid, f"raw append {i} {_sentence(rng, 30)}", time.time()),
+        )
+        writer.execute("UPDATE sessions SET message_count = message_count + 1 WHERE id = ?", (sid,))
+        writer.execute("COMMIT")
+        if (i + 1) % 50 == 0:  # Hermes's cadence, which SessionDB follows too
+            writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+    raw_single = count / (time.perf_counter() - started)
+    writer.close()
+    batch = [{"role": "assistant", "content": f"bench batch {i} {_sentence(rng, 30)}"} for i in range(2000)]
+    started = time.perf_counter()
+    await db.append_messages(sid, batch)
+    batched = len(batch) / (time.perf_counter() - started)
+    results["append"] = {
+        "single_msgs_per_s": single,
+        "raw_single_msgs_per_s": raw_single,
+        "ratio": raw_single / single,
+        "batched_msgs_per_s": batched,
+    }
+    await db.delete_session(sid)
+    raw.close()
+    await db.close()
+
+    # The whole headless search process.
+    walls = []
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    for _ in range(5):
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "hermes_tui.cli_sessions", "--db", str(path), "search", COMMON_TERMS[0]],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            env=env,
+        )
+        walls.append(time.perf_counter() - started)
+    results["cli_search_common_process"] = {"p50_s": statistics.median(walls), "max_s": max(walls)}
+    return results
+
+
+def report(results: dict[str, Any], path: Path) -> str:
+    cpu = platform.processor() or platform.machine()
+    lines = [
+        f"store bench — {datetime.now():%Y-%m-%d %H:%M}, {platform.system()} {platform.release()}, {cpu},",
+        f"{os.cpu_count()} cores, Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}",
+        f"database: {results['messages']:,} messages, {results['sessions']:,} sessions,"
+        f" {path.stat().st_size / 1e9:.2f} GB",
+        "",
+        f"{'measure':<26}{'p50 ms':>10}{'p95 ms':>10}{'raw p50':>10}{'our/raw':>9}  budget",
+    ]
+    budgets = {
+        "search_rare": "p50 < 30 ms",
+        "search_common": "newest-first",
+        "search_common_ranked": "(forced BM25)",
+        "list_50_cold": "(first call: builds the index)",
+        "list_50_warm": "< 20 ms",
+        "list_50_after_append": "< 20 ms",
+        "list_50_after_other_process": "< 20 ms",
+        "lineage_tree_cold": "< 200 ms",
+        "lineage_tree_warm": "< 200 ms",
+        "resume_10k_session": "-",
+    }
+    for key, budget in budgets.items():
+        r = results[key]
+        lines.append(
+            f"{key:<26}{r['p50_ms']:>10.2f}{r['p95_ms']:>10.2f}{r['raw_p50_ms']:>10.2f}{r['ratio']:>9.2f}  {budget}"
+        )
+    lines.append(
+        "raw = the same traced SQL replayed through stdlib sqlite3; for list_50_* and lineage_tree_* raw is"
+        " one from-scratch SQL statement computing the same result (REFERENCE_*_SQL)"
+    )
+    lines.append(
+        f"match share: rare terms <= {results['search_rare']['max_match_share_pct']:.3f} %,"
+        f" common terms >= {results['search_common']['max_match_share_pct']:.1f} % (largest)"
+    )
+    a = results["append"]
+    lines.append(
+        f"append through SessionDB: {a['single_msgs_per_s']:,.0f} msg/s one by one (stdlib, same statements:"
+        f" {a['raw_single_msgs_per_s']:,.0f} msg/s, ratio {a['ratio']:.2f}),"
+        f" {a['batched_msgs_per_s']:,.0f} msg/s batched"
+    )
+    c = results["cli_search_common_process"]
+    lines.append(
+        f"`python -m hermes_tui.cli_sessions search {COMMON_TERMS[0]}` whole process: p50 {c['p50_s']:.2f} s,"
+        f" max {c['max_s']:.2f} s (budget < 1.5 s)"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=5, help="repetitions per measure")
+    parser.add_argument("--rebuild", action="store_true", help="regenerate the cached database")
+    parser.add_argument("--json", action="store_true", help="print the raw figures as JSON too")
+    args = parser.parse_args(argv)
+    if args.messages < BIG_SESSION_MESSAGES * 2 or args.sessions < 10:
+        parser.error(f"--messages must be at least {BIG_SESSION_MESSAGES * 2} and --sessions at least 10")
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    path = OUT_DIR / f"store_{args.messages}_{args.sessions}.db"
+    if args.rebuild or not path.exists():
+        print(f"generating {path.name} (cached for later runs)...", flush=True)
+        started = time.perf_counter()
+        generate(path, args.messages, args.sessions)
+        print(f"  generated in {time.perf_counter() - started:.0f} s", flush=True)
+    results = asyncio.run(run_benchmarks(path, args.runs))
+    print(report(results, path))
+    if args.json:
+        print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,348 @@
+"""The two SQLite connections behind a SessionDB and the rules for using them.
+
+Owns: opening a file (header check, WAL with the DELETE fallback, foreign keys, schema v14),
+a writer connection where every write runs in `BEGIN IMMEDIATE` with Hermes's retry on
+locked/busy (random 20-150 ms sleeps, 15 attempts) and a PASSIVE checkpoint every 50 writes
+and on close, and a separate reader connection so reads never wait behind a writer (WAL).
+A whole transaction, or a whole multi-statement read, runs as one call on the connection's
+aiosqlite thread (through `Connection._execute`, the primitive aiosqlite's own methods queue
+work with): one thread hop instead of one per statement.
+SQLite failures leave this module as `StoreError`, one line naming the file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from hermes_tui.store.errors import StoreError
+from hermes_tui.store.schema import SchemaState, ensure_schema
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_S = 1.0
+WRITE_ATTEMPTS = 15
+RETRY_SLEEP_RANGE_S = (0.020, 0.150)
+CHECKPOINT_EVERY_WRITES = 50
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+_wal_fallback_warned: set[str] = set()
+
+Params = Sequence[Any] | dict[str, Any]
+
+
+def is_locked_error(exc: BaseException) -> bool:
+    """True for SQLite's transient "database is locked" / "busy" failures."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def apply_wal_with_fallback(conn: sqlite3.Connection, label: str) -> str:
+    """Use WAL; on filesystems that refuse it (NFS/SMB/FUSE) fall back to DELETE, warning once.
+
+    A file already in WAL is used as is and never downgraded. Returns the journal mode in force.
+    """
+    current = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+    if current == "wal":
+        return current
+    try:
+        return str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]).lower()
+    except sqlite3.DatabaseError as exc:
+        text = str(exc).lower()
+        if "locking protocol" not in text and "not authorized" not in text:
+            raise
+        if label not in _wal_fallback_warned:
+            _wal_fallback_warned.add(label)
+            log.warning("%s: WAL journal unavailable here (%s); using journal_mode=DELETE", label, exc)
+        return str(conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0]).lower()
+
+
+def describe_error(path: Path, exc: BaseException) -> str:
+    """One line naming the file and what SQLite said."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if "file is not a database" in text or "malformed" in text:
+        return f"{path}: not a usable SQLite database ({text})"
+    return f"{path}: {text}"
+
+
+def _check_header(path: Path) -> None:
+    if path.is_dir():
+        raise StoreError(f"{path}: is a directory, not a SQLite database")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if head and head != SQLITE_HEADER[: len(head)]:
+        raise StoreError(f"{path}: not a SQLite database (unexpected file header)")
+
+
+def _prepare_file(path: Path) -> tuple[SchemaState, str]:
+    """Synchronous open: header check, journal mode, schema; retried while another writer holds it."""
+    _check_header(path)
+    for attempt in range(WRITE_ATTEMPTS):
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            conn.execute("PRAGMA foreign_keys=ON")
+            mode = apply_wal_with_fallback(conn, str(path))
+            state = ensure_schema(conn)
+            return state, mode
+        except sqlite3.Error as exc:
+            if is_locked_error(exc) and attempt < WRITE_ATTEMPTS - 1:
+                time.sleep(random.uniform(*RETRY_SLEEP_RANGE_S))
+                continue
+            raise StoreError(describe_error(path, exc)) from None
+        finally:
+            if conn is not None:
+                conn.close()
+    raise StoreError(f"{path}: database stayed locked")  # pragma: no cover - loop always returns
+
+
+async def _connect(path: Path, *, read_only: bool) -> aiosqlite.Connection:
+    conn = await aiosqlite.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    await conn.execute("PRAGMA foreign_keys=ON")
+    if read_only:
+        await conn.execute("PRAGMA query_only=ON")
+    else:
+        # WAL + NORMAL: no corruption on power loss, only the last commits may be lost; one
+        # fsync per checkpoint instead of per message (per connection, the file is unchanged).
+        await conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+class StoreConnections:
+    """A writer and a reader connection to one state.db file."""
+
+    def __init__(
+        self,
+        path: Path,
+        writer: aiosqlite.Connection,
+        reader: aiosqlite.Connection,
+        schema: SchemaState,
+        journal_mode: str,
+    ) -> None:
+        self.path = path
+        self.writer = writer
+        self.reader = reader
+        self.schema = schema
+        self.journal_mode = journal_mode
+        self._write_lock = asyncio.Lock()
+        self._writes = 0
+        self._closed = False
+        # Sessions our own writes changed, for caches built from the database (lineage_index).
+        self._dirty_sessions: set[str] = set()
+        self._dirty_everything = False
+
+    @classmethod
+    async def open(cls, path: Path) -> StoreConnections:
+        path = Path(path).expanduser()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot create its folder ({exc.strerror or exc})") from None
+        schema, mode = await asyncio.to_thread(_prepare_file, path)
+        writer = reader = None
+        try:
+            writer = await _connect(path, read_only=False)
+            reader = await _connect(path, read_only=True)
+        except sqlite3.Error as exc:
+            for conn in (writer, reader):
+                if conn is not None:
+                    await conn.close()
+            raise StoreError(describe_error(path, exc)) from None
+        return cls(path, writer, reader, schema, mode)
+
+    # ------------------------------------------------------------------ writes
+
+    async def write(
+        self,
+        work: Callable[[sqlite3.Connection], T],
+        touches: Iterable[str] = (),
+        touches_all: bool = False,
+    ) -> T:
+        """Run `work(conn)` in one `BEGIN IMMEDIATE` transaction, retrying while locked.
+
+        The whole transaction (BEGIN, `work`, COMMIT or ROLLBACK) runs in one hop on the writer's
+        thread, so it is atomic: `work` must be synchronous and safe to re-run (a failed attempt
+        is rolled back). A caller cancelled mid-write gets CancelledError only once the
+        transaction has settled — committed in full or not at all.
+        `touches` names the sessions whose row or messages the write may change (`touches_all`
+        when it cannot say), so caches refresh them.
+        """
+        self._ensure_open()
+        try:
+            return await self._write(work)
+        finally:
+            # Marked once the transaction has settled, so a cache refreshed meanwhile re-reads later.
+            self._dirty_sessions.update(touches)
+            self._dirty_everything = self._dirty_everything or touches_all
+
+    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        async with self._write_lock:
+            for attempt in range(WRITE_ATTEMPTS):
+                try:
+                    result = await self._settled(self.writer._execute(_transaction, self.writer._conn, work))
+                except sqlite3.Error as exc:
+                    if is_locked_error(exc) and attempt < WRITE_ATTEMPTS - 1:
+                        await asyncio.sleep(random.uniform(*RETRY_SLEEP_RANGE_S))
+                        continue
+                    raise StoreError(describe_error(self.path, exc)) from None
+                self._writes += 1
+                if self._writes % CHECKPOINT_EVERY_WRITES == 0:
+                    await self.checkpoint()
+                return result
+        raise StoreError(f"{self.path}: database stayed locked")  # pragma: no cover
+
+    @staticmethod
+    async def _settled(operation: Awaitable[T]) -> T:
+        """Await `operation`; if cancelled meanwhile, let it finish first, then re-raise."""
+        task = asyncio.ensure_future(operation)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            await asyncio.wait({task})
+            if not task.cancelled():
+                task.exception()  # retrieved: an error after cancellation is not reported twice
+            raise
+
+    async def checkpoint(self) -> None:
+        """PASSIVE WAL checkpoint: copies what it can without waiting for readers."""
+        try:
+            await self.writer.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error as exc:
+            log.debug("checkpoint skipped: %s", exc)
+
+    async def execute_outside_transaction(self, sql: str, params: Params = ()) -> None:
+        """Statements that cannot run in a transaction (VACUUM); serialized with writes."""
+        self._ensure_open()
+        async with self._write_lock:
+            try:
+                await self.writer.execute_fetchall(sql, params)
+            except sqlite3.Error as exc:
+                raise StoreError(describe_error(self.path, exc)) from None
+
+    def take_dirty(self) -> tuple[set[str], bool]:
+        """Sessions our writes touched since the last call, and whether to reload everything."""
+        dirty, everything = self._dirty_sessions, self._dirty_everything
+        self._dirty_sessions, self._dirty_everything = set(), False
+        return dirty, everything
+
+    async def external_data_version(self) -> int:
+        """Changes whenever another connection (e.g. another process) commits; our writes don't."""
+        self._ensure_open()
+        try:
+            rows = await self.writer.execute_fetchall("PRAGMA data_version")
+        except sqlite3.Error as exc:
+            raise StoreError(describe_error(self.path, exc)) from None
+        return int(next(iter(rows))[0])
+
+    # ------------------------------------------------------------------ reads
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        """All rows of a read on the reader connection (never waits behind a WAL writer)."""
+        self._ensure_open()
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                return list(await self.reader.execute_fetchall(sql, params))
+            except sqlite3.Error as exc:
+                if is_locked_error(exc) and attempt < WRITE_ATTEMPTS - 1:
+                    await asyncio.sleep(random.uniform(*RETRY_SLEEP_RANGE_S))
+                    continue
+                raise StoreError(describe_error(self.path, exc)) from None
+        raise StoreError(f"{self.path}: database stayed locked")  # pragma: no cover
+
+    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work(conn)` on the reader's own thread: several statements for one thread hop.
+
+        aiosqlite runs every call as a function queued to the connection's thread; this queues
+        ours the same way (its `_execute` primitive), so a search's four statements cost one hop
+        instead of four. `work` must only read.
+        """
+        self._ensure_open()
+        reader = self.reader
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                return await reader._execute(work, reader._conn)
+            except sqlite3.Error as exc:
+                if is_locked_error(exc) and attempt < WRITE_ATTEMPTS - 1:
+                    await asyncio.sleep(random.uniform(*RETRY_SLEEP_RANGE_S))
+                    continue
+                raise StoreError(describe_error(self.path, exc)) from None
+        raise StoreError(f"{self.path}: database stayed locked")  # pragma: no cover
+
+    async def fetchone(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None
+
+    async def fetchvalue(self, sql: str, params: Params = ()) -> Any:
+        row = await self.fetchone(sql, params)
+        return None if row is None else row[0]
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def _ensure_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"{self.path}: the session database is closed")
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    async def close(self) -> None:
+        """Checkpoint (PASSIVE) and close both connections; safe to call twice."""
+        if self._closed:
+            return
+        async with self._write_lock:
+            self._closed = True
+            await self.checkpoint()
+            for conn in (self.reader, self.writer):
+                try:
+                    await conn.close()
+                except (sqlite3.Error, ValueError):
+                    pass
+
+
+def fetch_in(conn: sqlite3.Connection, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+    """All rows of a statement run on `conn` (inside write transactions)."""
+    return conn.execute(sql, params).fetchall()
+
+
+def _transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+    """BEGIN IMMEDIATE, `work`, COMMIT — or ROLLBACK on any error (runs on the writer's thread)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = work(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return result
+
+
+def tuples(conn: sqlite3.Connection, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
+    """Rows as plain tuples (inside `StoreConnections.read` work functions)."""
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    return cursor.execute(sql, params).fetchall()
+
+
+def placeholders(values: Iterable[Any]) -> str:
+    """`?, ?, ?` for an IN (...) list."""
+    return ", ".join("?" for _ in values)

@@ -1,0 +1,263 @@
+"""Full-text search over messages (reference §2.6), designed for a million rows.
+
+Ordering rule (the physics: BM25 `ORDER BY rank` over a term matching a quarter of a million
+rows costs hundreds of milliseconds, while the newest matches in rowid order cost well under
+one): `sort=None` first probes how many rows match, reading at most RANK_PROBE_LIMIT + 1 rowids.
+Up to RANK_PROBE_LIMIT matches are ranked by BM25; more than that are returned newest-first
+(rowid descending over the FTS match, so SQLite stops after `limit` rows). `sort="rank"` always
+ranks; `sort="newest"`/`"oldest"` order by insertion (rowid), which is Hermes's canonical order.
+
+CJK queries use the trigram index or a LIKE fallback (see fts_query). Every hit carries
+`context` (the previous and next message of the same session) and `lineage_root_id`. A query
+SQLite rejects even after sanitising returns [] — search never raises on user input. All the
+statements of one search run in a single hop to the reader thread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_tui.store.base import StoreBase, escape_like
+from hermes_tui.store.codec import SENTINEL_SQL, clipped_content_sql, decode_content, flatten_text, truncate
+from hermes_tui.store.connection import placeholders, tuples
+from hermes_tui.store.fts_query import plan_cjk_query, quote_all_terms, sanitize_fts5_query
+from hermes_tui.store.lineage_queries import ROOTS_SQL
+from hermes_tui.store.schema import FTS_TABLE, TRIGRAM_TABLE
+
+RANK_PROBE_LIMIT = 2000
+CONTEXT_CHARS = 200
+LIKE_SCAN_CHARS = 4000
+SNIPPET_TOKENS = 40
+SORTS = (None, "rank", "newest", "oldest")
+
+_HIT_KEYS = (
+    "id",
+    "session_id",
+    "role",
+    "timestamp",
+    "tool_name",
+    "source",
+    "model",
+    "session_started",
+    "parent_session_id",
+    "snippet",
+)
+_HIT_COLUMNS = (
+    "m.id, m.session_id, m.role, m.timestamp, m.tool_name, s.source, s.model, s.started_at, s.parent_session_id"
+)
+
+# Each hit's previous and next message in its session by (timestamp, id), in one statement.
+# Long content is cut in SQL (JSON-sentinel content is kept whole so it can be decoded).
+_NEIGHBOURS_SQL = """
+WITH hits(id, session_id, ts) AS (SELECT id, session_id, timestamp FROM messages WHERE id IN ({marks})),
+near(hit_id, position, nid) AS (
+    SELECT h.id, 'before', (SELECT p.id FROM messages p
+        WHERE p.session_id = h.session_id AND (p.timestamp, p.id) < (h.ts, h.id){active_p}
+        ORDER BY p.timestamp DESC, p.id DESC LIMIT 1) FROM hits h
+    UNION ALL
+    SELECT h.id, 'after', (SELECT n.id FROM messages n
+        WHERE n.session_id = h.session_id AND (n.timestamp, n.id) > (h.ts, h.id){active_n}
+        ORDER BY n.timestamp, n.id LIMIT 1) FROM hits h
+)
+SELECT near.hit_id, near.position, m.id, m.role, {clipped}
+FROM near JOIN messages m ON m.id = near.nid
+"""
+_FTS_QUERY_ERRORS = ("fts5", "syntax", "no such column", "unterminated", "unrecognized token")
+
+
+def _as_list(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return [str(v) for v in value if str(v).strip()]
+
+
+def like_snippet(text: str, terms: Sequence[str]) -> str:
+    """Hermes's LIKE-path snippet: 120 characters starting 40 before the first matching term."""
+    positions = [text.find(term) for term in terms if term and term in text]
+    start = max(0, min(positions) - 40) if positions else 0
+    return text[start : start + 120]
+
+
+def _clean_snippet(text: str | None) -> str:
+    return (text or "").replace("\x00json:", "").replace("\x00", "").strip()
+
+
+@dataclass(frozen=True)
+class _Request:
+    """One search, fully decided before it goes to the reader thread."""
+
+    where: str
+    params: tuple[Any, ...]
+    page: tuple[int, int]
+    sort: str | None
+    include_inactive: bool
+    table: str = FTS_TABLE
+    matches: tuple[str, ...] = ()  # FTS expressions to try in order
+    like_terms: tuple[str, ...] = ()
+    like_connectors: tuple[str, ...] = ()
+
+
+def _fts_hits(conn: sqlite3.Connection, req: _Request) -> list[dict[str, Any]]:
+    table = req.table
+    for match in req.matches:
+        try:
+            sort = req.sort
+            if sort is None:
+                probe = f"SELECT COUNT(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)"
+                matched = tuples(conn, probe, (match, RANK_PROBE_LIMIT + 1))[0][0]
+                sort = "rank" if matched <= RANK_PROBE_LIMIT else "newest"
+            order = {"rank": "rank", "newest": f"{table}.rowid DESC", "oldest": f"{table}.rowid ASC"}[sort]
+            sql = (
+                f"SELECT {_HIT_COLUMNS}, snippet({table}, 0, '>>>', '<<<', '...', {SNIPPET_TOKENS})"
+                f" FROM {table} JOIN messages m ON m.id = {table}.rowid JOIN sessions s ON s.id = m.session_id"
+                f" WHERE {table} MATCH ?{req.where} ORDER BY {order} LIMIT ? OFFSET ?"
+            )
+            rows = tuples(conn, sql, (match, *req.params, *req.page))
+        except sqlite3.OperationalError as exc:
+            if any(marker in str(exc).lower() for marker in _FTS_QUERY_ERRORS):
+                continue  # the query text is not valid FTS5: try the next, safer form
+            raise
+        hits = [dict(zip(_HIT_KEYS, row, strict=True)) for row in rows]
+        for hit in hits:
+            hit["snippet"] = _clean_snippet(hit["snippet"])
+        return hits
+    return []
+
+
+def _like_hits(conn: sqlite3.Connection, req: _Request) -> list[dict[str, Any]]:
+    terms = req.like_terms
+    if not terms:
+        return []
+    sentinel = SENTINEL_SQL.format(column="m.content")
+    clause = (
+        "(m.content LIKE ? ESCAPE '\\' OR m.tool_name LIKE ? ESCAPE '\\' OR m.tool_calls LIKE ? ESCAPE '\\'"
+        f" OR ({sentinel} AND instr(CAST(m.content AS BLOB), CAST(? AS BLOB)) > 0))"
+    )
+    parts = [clause]
+    like_params: list[Any] = []
+    for index, term in enumerate(terms):
+        pattern = f"%{escape_like(term)}%"
+        like_params.extend((pattern, pattern, pattern, term))
+        if index:
+            parts.append(f" {req.like_connectors[index - 1]} {clause}")
+    sql = (
+        f"SELECT {_HIT_COLUMNS}, {clipped_content_sql('m.content', LIKE_SCAN_CHARS)}"
+        f" FROM messages m JOIN sessions s ON s.id = m.session_id"
+        f" WHERE ({''.join(parts)}){req.where} ORDER BY m.timestamp DESC, m.id DESC LIMIT ? OFFSET ?"
+    )
+    hits = []
+    for row in tuples(conn, sql, (*like_params, *req.params, *req.page)):
+        hit = dict(zip(_HIT_KEYS, row, strict=True))
+        hit["snippet"] = like_snippet(flatten_text(decode_content(hit["snippet"])), terms)
+        hits.append(hit)
+    return hits
+
+
+def _attach_context(conn: sqlite3.Connection, hits: list[dict[str, Any]], include_inactive: bool) -> None:
+    """`context`: the previous and next message of each hit's session by (timestamp, id)."""
+    ids = [hit["id"] for hit in hits]
+    active = "" if include_inactive else " AND {}.active = 1"
+    sql = _NEIGHBOURS_SQL.format(
+        marks=placeholders(ids),
+        active_p=active.format("p"),
+        active_n=active.format("n"),
+        clipped=clipped_content_sql("m.content", CONTEXT_CHARS + 1),
+    )
+    found: dict[int, dict[str, dict[str, Any]]] = {}
+    for hit_id, position, nid, role, content in tuples(conn, sql, ids):
+        text = truncate(flatten_text(decode_content(content)), CONTEXT_CHARS)
+        found.setdefault(hit_id, {})[position] = {"id": nid, "role": role, "content": text, "position": position}
+    for hit in hits:
+        near = found.get(hit["id"], {})
+        hit["context"] = [near[p] for p in ("before", "after") if p in near]
+
+
+def _attach_roots(conn: sqlite3.Connection, hits: list[dict[str, Any]]) -> None:
+    """`lineage_root_id`: the topmost ancestor of each hit's session (one query, only if needed)."""
+    children = sorted({hit["session_id"] for hit in hits if hit["parent_session_id"]})
+    roots: dict[str, str] = {}
+    if children:
+        for start, root, _depth in tuples(conn, ROOTS_SQL.format(marks=placeholders(children)), children):
+            roots[start] = root
+    for hit in hits:
+        hit["lineage_root_id"] = roots.get(hit["session_id"], hit["session_id"])
+        del hit["parent_session_id"]
+
+
+def _run(conn: sqlite3.Connection, req: _Request) -> list[dict[str, Any]]:
+    hits = _like_hits(conn, req) if req.like_terms else _fts_hits(conn, req)
+    if hits:
+        _attach_context(conn, hits, req.include_inactive)
+        _attach_roots(conn, hits)
+    return hits
+
+
+class SearchMixin(StoreBase):
+    async def search_messages(
+        self,
+        query: str,
+        source_filter: str | Sequence[str] | None = None,
+        exclude_sources: Sequence[str] | None = None,
+        role_filter: str | Sequence[str] | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        sort: str | None = None,
+        include_inactive: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Messages matching `query`, each with snippet, context and lineage root (module docstring).
+
+        Hit keys: id, session_id, lineage_root_id, role, snippet, timestamp, tool_name, source,
+        model, session_started, context. Raises ValueError only for an unknown `sort`.
+        """
+        query = (query or "").strip()
+        if sort not in SORTS:
+            raise ValueError(f"unknown sort {sort!r} (use rank, newest or oldest)")
+        if not query or not self.fts_available or limit <= 0:
+            return []
+        where, params = _filters(source_filter, exclude_sources, role_filter, include_inactive)
+        base = {
+            "where": where,
+            "params": tuple(params),
+            "page": (int(limit), max(0, int(offset))),
+            "sort": sort,
+            "include_inactive": include_inactive,
+        }
+        plan = plan_cjk_query(query)
+        if plan is not None and not (plan.use_trigram and self.trigram_available):
+            if not plan.terms:
+                return []
+            req = _Request(**base, like_terms=plan.terms, like_connectors=plan.connectors)
+        elif plan is not None:
+            req = _Request(**base, table=TRIGRAM_TABLE, matches=(plan.trigram_query,))
+        else:
+            candidates = [m for m in (sanitize_fts5_query(query), quote_all_terms(query)) if m]
+            if not candidates:
+                return []
+            req = _Request(**base, matches=tuple(dict.fromkeys(candidates)))
+        return await self._conns.read(lambda conn: _run(conn, req))
+
+
+def _filters(
+    source_filter: str | Sequence[str] | None,
+    exclude_sources: Sequence[str] | None,
+    role_filter: str | Sequence[str] | None,
+    include_inactive: bool,
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if not include_inactive:
+        clauses.append("m.active = 1")
+    for column, values, negate in (
+        ("s.source", _as_list(source_filter), False),
+        ("s.source", _as_list(exclude_sources), True),
+        ("m.role", _as_list(role_filter), False),
+    ):
+        if values:
+            clauses.append(f"{column} {'NOT IN' if negate else 'IN'} ({placeholders(values)})")
+            params.extend(values)
+    return (" AND " + " AND ".join(clauses)) if clauses else "", params

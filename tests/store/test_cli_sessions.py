@@ -1,0 +1,171 @@
+"""Headless `sessions`, `search` and `export` handlers, called directly with StringIO streams."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hermes_tui.cli_sessions import export_command, search_command, sessions_command
+from tests.store.conftest import (
+    FIXTURE_BRANCH_CHILD,
+    FIXTURE_BRANCHED_PARENT,
+    FIXTURE_CJK,
+    FIXTURE_MIDDLE,
+    FIXTURE_ROOT,
+    FIXTURE_TIP,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+async def _run(handler, *args):
+    out, err = io.StringIO(), io.StringIO()
+    code = await handler(*args, out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+async def test_sessions_json_lists_tips_and_branches(hermes_fixture_db: Path) -> None:
+    code, out, err = await _run(sessions_command, hermes_fixture_db, False, True)
+    assert code == 0 and err == ""
+    rows = json.loads(out)
+    assert [r["id"] for r in rows][-1] == FIXTURE_TIP
+    assert {r["id"] for r in rows} == {FIXTURE_TIP, FIXTURE_BRANCHED_PARENT, FIXTURE_BRANCH_CHILD, FIXTURE_CJK}
+    required = {
+        "id",
+        "title",
+        "source",
+        "model",
+        "parent_session_id",
+        "started_at",
+        "ended_at",
+        "end_reason",
+        "message_count",
+        "last_active",
+        "preview",
+        "lineage_root_id",
+    }
+    assert all(required <= set(r) for r in rows)
+    tip = next(r for r in rows if r["id"] == FIXTURE_TIP)
+    assert tip["title"] == "refactor auth #3" and tip["lineage_root_id"] == FIXTURE_ROOT
+
+
+async def test_sessions_all_includes_hidden_children(hermes_fixture_db: Path) -> None:
+    code, out, _ = await _run(sessions_command, hermes_fixture_db, True, True)
+    assert code == 0
+    assert {r["id"] for r in json.loads(out)} >= {FIXTURE_ROOT, FIXTURE_MIDDLE, FIXTURE_TIP}
+
+
+async def test_sessions_table_is_aligned(hermes_fixture_db: Path) -> None:
+    code, out, _ = await _run(sessions_command, hermes_fixture_db, False, False)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["ID", "TITLE", "SOURCE"]
+    starts = {line.index("cli") if "cli" in line.split() else line.index("tui") for line in lines[1:]}
+    assert len(starts) == 1  # the SOURCE column starts at the same place on every row
+    assert "refactor auth #3" in out and "请帮我总结广西桂林的旅游路线" in out
+
+
+async def test_search_json_contract(hermes_fixture_db: Path) -> None:
+    code, out, _ = await _run(search_command, hermes_fixture_db, "桂林旅游", 5, None, True)
+    assert code == 0
+    [hit] = json.loads(out)
+    assert {"message_id", "session_id", "lineage_root_id", "role", "snippet", "timestamp"} <= set(hit)
+    assert hit["session_id"] == FIXTURE_CJK and hit["message_id"] == 32
+
+
+async def test_search_role_filter_limit_and_human_output(hermes_fixture_db: Path) -> None:
+    code, out, _ = await _run(search_command, hermes_fixture_db, "JWT", 1, "assistant", True)
+    assert code == 0
+    hits = json.loads(out)
+    assert len(hits) == 1 and hits[0]["role"] == "assistant"
+    code, out, _ = await _run(search_command, hermes_fixture_db, "JWT", 10, None, False)
+    assert code == 0 and out.splitlines()[0].split() == ["WHEN", "SESSION", "MSG", "ROLE", "SNIPPET"]
+    assert ">>>JWT<<<" in out
+    code, out, _ = await _run(search_command, hermes_fixture_db, "nonexistentterm", 10, None, False)
+    assert code == 0 and out == "No matches.\n"
+    code, out, err = await _run(search_command, hermes_fixture_db, "JWT", 0, None, False)
+    assert code == 2 and "--limit" in err and out == ""
+
+
+async def test_export_one_session_as_json_and_jsonl(hermes_fixture_db: Path) -> None:
+    code, out, _ = await _run(export_command, hermes_fixture_db, FIXTURE_CJK, False, "json")
+    assert code == 0
+    document = json.loads(out)
+    [session] = document["sessions"]
+    assert session["id"] == FIXTURE_CJK and len(session["messages"]) == 4
+    assert session["messages"][2]["content"][0]["text"] == "What is in this screenshot?"
+    code, out, _ = await _run(export_command, hermes_fixture_db, FIXTURE_CJK, False, "jsonl")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line["type"] for line in lines] == ["session", "message", "message", "message", "message"]
+
+
+async def test_export_lineage_marks_compression_summaries(hermes_fixture_db: Path) -> None:
+    code, out, _ = await _run(export_command, hermes_fixture_db, "refactor auth", True, "json")
+    assert code == 0
+    document = json.loads(out)
+    assert [s["id"] for s in document["sessions"]] == [FIXTURE_ROOT, FIXTURE_MIDDLE, FIXTURE_TIP]
+    assert [s["edge"] for s in document["sessions"]] == ["root", "compression", "compression"]
+    summaries = [m for s in document["sessions"] for m in s["messages"] if m.get("kind") == "compression_summary"]
+    assert len(summaries) == 2
+    code, out, _ = await _run(export_command, hermes_fixture_db, FIXTURE_ROOT, True, "md")
+    assert out.count("**Compression summary**") == 2 and "## Session " + FIXTURE_TIP in out
+
+
+async def test_export_lineage_shows_the_branch_point_once(hermes_fixture_db: Path) -> None:
+    code, out, _ = await _run(export_command, hermes_fixture_db, FIXTURE_BRANCH_CHILD, True, "md")
+    assert code == 0
+    assert "**Branch point:** branched from " + FIXTURE_BRANCHED_PARENT in out
+    assert out.count("Should we use PostgreSQL or SQLite") == 1
+    assert "Assume PostgreSQL. Sketch the schema." in out
+
+
+@pytest.mark.parametrize(
+    ("ref", "fmt", "fragment"),
+    [
+        ("no-such-session", "md", "no session matches 'no-such-session'"),
+        ("2026", "md", "matches several sessions"),
+        (FIXTURE_TIP, "pdf", "unknown export format 'pdf'"),
+    ],
+)
+async def test_export_errors_are_one_line_and_exit_2(
+    hermes_fixture_db: Path, ref: str, fmt: str, fragment: str
+) -> None:
+    code, out, err = await _run(export_command, hermes_fixture_db, ref, False, fmt)
+    assert code == 2 and out == ""
+    assert fragment in err and err.count("\n") == 1
+
+
+async def test_missing_database_is_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere" / "state.db"
+    for handler, args in (
+        (sessions_command, (missing, False, True)),
+        (search_command, (missing, "x", 5, None, True)),
+        (export_command, (missing, "x", False, "md")),
+    ):
+        code, out, err = await _run(handler, *args)
+        assert code == 2 and out == "" and "no session database at" in err and err.count("\n") == 1
+    assert not missing.parent.exists()
+
+
+async def test_non_sqlite_file_is_a_clear_error(tmp_path: Path) -> None:
+    junk = tmp_path / "state.db"
+    junk.write_text("definitely not sqlite\n" * 50)
+    code, out, err = await _run(sessions_command, junk, False, False)
+    assert code == 2 and out == "" and "not a SQLite database" in err and str(junk) in err
+
+
+def test_module_entry_point_runs_a_search(hermes_fixture_db: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "hermes_tui.cli_sessions", "--db", str(hermes_fixture_db), "search", "JWT", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads(result.stdout)) == 4

@@ -25,7 +25,7 @@ from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.help import HelpScreen
-from hermes_tui.screens.main import MainScreen
+from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 
@@ -41,7 +41,7 @@ class CoreEvent(Message):
 
 
 class HermesApp(App[int]):
-    CSS_PATH = "styles.tcss"
+    CSS_PATH = STYLES_PATH  # absolute, so subclasses defined anywhere find it
     TITLE = "hermes-tui"
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("ctrl+c", "ctrl_c", "Interrupt/Quit", priority=True, id="interrupt"),
@@ -117,7 +117,8 @@ class HermesApp(App[int]):
                 await load_session(self.agent, await resolve_target(self.agent, self.resume_ref))
             except SessionCommandError as exc:
                 self.notify(str(exc), severity="error")
-        self.main.status_bar.session = self.agent.session_id
+        row = await self.db.get_session(self.agent.session_id)
+        self.main.status_bar.set_session(self.agent.session_id, (row or {}).get("title"))
         self.main.gauge.budget = self.agent.budget()
         await self.refresh_lineage()
         self.ready.set()
@@ -165,7 +166,7 @@ class HermesApp(App[int]):
                     f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens{fallback}",
                 )
         elif isinstance(event, ev.SessionRotated):
-            main.status_bar.session = event.new
+            main.status_bar.set_session(event.new, event.title or self.agent.pending_title)
             if event.reason == "compression":
                 convo.add_notice("rotation", f"Continued in child session {event.new}")
             await self.refresh_lineage()

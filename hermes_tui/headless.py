@@ -32,6 +32,7 @@ class HeadlessPrinter:
         self.err = err
         self.stream_answer = stream_answer
         self.wrote_text = False
+        self.printed: set[str] = set()
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.TextDelta):
@@ -56,6 +57,7 @@ class HeadlessPrinter:
             self._line(f"↻ session rotated {event.old} → {event.new}")
 
     def _line(self, text: str) -> None:
+        self.printed.add(text)
         if self.wrote_text:
             self.out.write("\n")
             self.out.flush()
@@ -134,7 +136,7 @@ async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) 
             print(f"[interrupted — partial answer saved in session {result.session_id}]", file=sys.stderr)
             return EXIT_INTERRUPTED
         if result.failed:
-            if not args.json:
+            if not args.json and result.error not in printer.printed:
                 print(f"hermes-tui: {result.error}", file=sys.stderr)
             return EXIT_FAILED
         return EXIT_OK

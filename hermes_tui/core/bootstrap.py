@@ -82,4 +82,9 @@ async def open_agent(
     except Exception:
         await db.close()
         raise
+    if not agent.context_window_known:
+        agent.warn(
+            f"Unknown model '{agent.provider.model}': assuming a {agent.compressor.context_length:,}-token window. "
+            "Set --context-length or model.context_length to its real window."
+        )
     return agent, db

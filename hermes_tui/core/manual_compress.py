@@ -74,6 +74,11 @@ async def manual_compress(agent: Agent, args: str) -> str:
         if len(head) < 4:
             return f"Nothing to compress: only {len(head)} message(s) come before the kept exchanges."
 
+    if not agent.compressor.has_content_to_compress(head):
+        return (
+            f"Nothing to compress yet: {len(head)} message(s) fit in the protected head and tail "
+            f"(the first {agent.settings.compression.protect_first_n} and the last 3 are always kept verbatim)."
+        )
     outcome = await compress_context(
         agent, head, reason="manual", approx_tokens=approx, focus_topic=request.focus_topic, force=True
     )

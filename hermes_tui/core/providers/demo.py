@@ -103,7 +103,8 @@ def _tool_request(text: str) -> tuple[str, dict[str, Any], str] | None:
     if match := _LIST.match(text):
         directory = _unquote(match.group("dir") or ".") or "."
         args = {"pattern": "*", "target": "files", "path": directory}
-        return "search_files", args, f"Listing the files in `{directory}`."
+        where = "the working folder" if directory == "." else f"`{directory}`"
+        return "search_files", args, f"Listing the files in {where}."
     if match := _READ.match(text):
         path = _unquote(match.group("path")).rstrip(".?!")
         return "read_file", {"path": path}, f"Reading `{path}`."

@@ -4,8 +4,10 @@
 
 `--version` is timed as a whole process. The first frame is timed in-process from the start of
 `import hermes_tui.app` to the first completed screen refresh of a headless run (Textual's
-`App.run_test`; HermesApp starts its agent worker right after that refresh), with a fresh home folder and the offline demo provider, in a subprocess per run
-so every run pays the cold import cost. Budgets (DESIGN.md): --version < 0.3 s, first frame < 1.0 s.
+`App.run_test`; HermesApp starts its agent worker right after that refresh), with a fresh home
+folder and the offline demo provider, in a fresh subprocess per run so every run pays the cold
+import cost. "Agent ready" adds opening state.db and building the provider and the Agent.
+Budgets (DESIGN.md): --version < 0.3 s, first frame < 1.0 s.
 """
 
 from __future__ import annotations

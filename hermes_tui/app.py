@@ -122,6 +122,14 @@ class HermesApp(App[int]):
         self.main.gauge.budget = self.agent.budget()
         await self.refresh_lineage()
         self.ready.set()
+        await self._warm_up_sdk()
+
+    async def _warm_up_sdk(self) -> None:
+        """Import the provider SDK now (after the first frame) so the first turn doesn't pay for it."""
+        if self.choice.provider in ("openai", "anthropic"):
+            import importlib
+
+            await asyncio.to_thread(importlib.import_module, self.choice.provider)
 
     # ------------------------------------------------------------------ core events
 

@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_tui.store.codec import flatten_text
 from hermes_tui.store.lineage_queries import edge_kind
-from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION
+from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, SUMMARY_MARKERS
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
 
 EXPORT_FORMATS = ("md", "json", "jsonl")
-SUMMARY_MARKERS = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]")
 SUMMARY_END_MARKER = "--- END OF CONTEXT SUMMARY"
 _SESSION_FIELDS = (
     "id",

@@ -30,3 +30,13 @@ class LineageNode:
     message_count: int
     last_active: float
     preview: str = ""
+
+
+# How a compression handoff message starts, in the current and legacy Hermes forms. Hermes-written
+# databases carry these; export and the UI use them to show a summary as a summary.
+SUMMARY_MARKERS = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]")
+
+
+def is_summary_text(text: str) -> bool:
+    """True when `text` is a compression summary (handoff) message."""
+    return text.lstrip().startswith(SUMMARY_MARKERS)

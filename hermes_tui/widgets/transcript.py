@@ -13,6 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hermes_tui.core.messages import content_text
+from hermes_tui.store.models import is_summary_text
+
 KIND_USER = "user"
 KIND_ASSISTANT = "assistant"
 KIND_TOOL = "tool"
@@ -24,8 +27,6 @@ TOOL_OK = "ok"
 TOOL_ERROR = "error"
 TOOL_NO_RESULT = "no-result"
 
-# The header a compression summary message starts with (current and legacy Hermes forms).
-SUMMARY_MARKERS = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]")
 IMAGE_PLACEHOLDER = "[image]"
 
 _item_keys = itertools.count(1)
@@ -54,30 +55,7 @@ class TranscriptItem:
 
 def message_text(content: Any) -> str:
     """The readable text of a message's `content` (string, None, list of parts, or envelope dict)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, dict):
-        return str(content.get("text_summary") or content.get("text") or "")
-    if isinstance(content, list):
-        pieces: list[str] = []
-        for part in content:
-            if isinstance(part, str):
-                pieces.append(part)
-            elif isinstance(part, dict):
-                if part.get("type") in ("image_url", "input_image", "image"):
-                    pieces.append(IMAGE_PLACEHOLDER)
-                elif isinstance(part.get("text"), str):
-                    pieces.append(part["text"])
-        return "\n".join(pieces)
-    return str(content)
-
-
-def is_summary_text(text: str) -> bool:
-    """True when `text` is a compression summary (handoff) message."""
-    stripped = text.lstrip()
-    return any(stripped.startswith(marker) for marker in SUMMARY_MARKERS)
+    return content_text(content, image_placeholder=IMAGE_PLACEHOLDER)
 
 
 def looks_like_error_result(text: str) -> bool:

@@ -230,10 +230,27 @@ async def test_todo_list_survives_compression(tmp_path: Path, server: FakeLLMSer
     await db.close()
 
 
-async def test_two_ineffective_compressions_pause_automatic_compression(tmp_path: Path, server: FakeLLMServer) -> None:
-    agent, db, _ = await make_agent(tmp_path, openai_choice(server.base_url_openai))
-    agent.compressor.ineffective_compression_count = 2
-    assert not agent.compressor.should_compress(10**9)
-    budget = agent.budget()
-    assert budget.ineffective_compressions == 2
+async def test_two_ineffective_compressions_pause_automatic_compression(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
+    await _seed_turns(agent, server, 8)
+    bloated = SUMMARY + "\n" + "detail " * 20_000  # a summary as large as what it replaces: < 10 % saved
+    server.enqueue(Reply(text=bloated))
+    first = await run_command(agent, "/compress")
+    await _seed_turns(agent, server, 4)
+    server.enqueue(Reply(text=bloated))
+    second = await run_command(agent, "/compress")
+    assert agent.compressor.ineffective_compression_count == 2, (first.output, second.output)
+    assert not agent.compressor.should_compress(10**9)  # automatic compression is paused
+    assert any("Automatic compression paused" in e.text and "/new" in e.text for e in log.of(ev.ReviewEntry))
+    assert agent.budget().ineffective_compressions == 2  # the gauge can say so
+    # The in-loop trigger respects the guard: a huge reported prompt no longer compresses.
+    compressions = len(log.of(ev.CompressionStarted))
+    server.enqueue(
+        Reply(tool_calls=[("c1", "todo", "{}")], usage=(10**6, 5, 0, 0)),
+        Reply(text="still here"),
+    )
+    await agent.run_conversation("carry on")
+    assert len(log.of(ev.CompressionStarted)) == compressions
     await db.close()

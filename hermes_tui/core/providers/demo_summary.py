@@ -14,22 +14,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from hermes_tui.core.context.summary import SUMMARY_HEADINGS
+
 SUMMARY_MARKERS = ("TURNS TO SUMMARIZE", "NEW TURNS TO INCORPORATE")
-HEADINGS = (
-    "## Active Task",
-    "## Goal",
-    "## Constraints & Preferences",
-    "## Completed Actions",
-    "## Active State",
-    "## In Progress",
-    "## Blocked",
-    "## Key Decisions",
-    "## Resolved Questions",
-    "## Pending User Asks",
-    "## Relevant Files",
-    "## Remaining Work",
-    "## Critical Context",
-)
+HEADINGS = SUMMARY_HEADINGS
 _TURN_END_MARKERS = ("\n\nUse this exact structure", "\n\nHow to update it", "\n## Active Task\n")
 _TURN_START = re.compile(r"^\[(USER|ASSISTANT|SYSTEM|TOOL RESULT[^\]\n]*)\]: ?", re.MULTILINE)
 _TOOL_LINE = re.compile(r"^\s+([\w.\-]+)\((.*)\)\s*$")

@@ -68,6 +68,7 @@ class HermesApp(App[int]):
         self.db: Any = None
         self.startup_error: str | None = None
         self.turn_worker: Worker[Any] | None = None
+        self.command_worker: Worker[Any] | None = None
         self._last_ctrl_c = 0.0
         self._closed = False
         self.ready = asyncio.Event()
@@ -194,9 +195,17 @@ class HermesApp(App[int]):
 
     # ------------------------------------------------------------------ input
 
+    @staticmethod
+    def _active(worker: Worker[Any] | None) -> bool:
+        return worker is not None and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+
     @property
     def turn_running(self) -> bool:
-        return self.turn_worker is not None and self.turn_worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        return self._active(self.turn_worker)
+
+    @property
+    def command_running(self) -> bool:
+        return self._active(self.command_worker)
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text.strip()
@@ -204,14 +213,15 @@ class HermesApp(App[int]):
             return
         if self.agent is None:
             await self.ready.wait()
-        if self.turn_running:
-            self.notify("A turn is running — press Ctrl-C to interrupt it first.", severity="warning")
+        if self.turn_running or self.command_running:
+            busy = "A turn" if self.turn_running else "A command"
+            self.notify(f"{busy} is running — press Ctrl-C to interrupt it first.", severity="warning")
             self.main.prompt.set_text(text)
             return
         from hermes_tui.core.commands import is_command
 
         if is_command(text):
-            self.run_worker(self._run_command(text), group="command", exclusive=True)
+            self.command_worker = self.run_worker(self._run_command(text), group="command", exclusive=True)
         else:
             self._start_turn(text)
 
@@ -241,7 +251,11 @@ class HermesApp(App[int]):
     async def on_lineage_tree_session_chosen(self, message: LineageTree.SessionChosen) -> None:
         if self.agent is None or message.session_id == self.agent.session_id:
             return
-        await self._run_command(f"/resume {message.session_id}")
+        if self.turn_running or self.command_running:
+            self.notify("Busy — press Ctrl-C to interrupt first, then choose the session again.", severity="warning")
+            return
+        command = f"/resume {message.session_id}"
+        self.command_worker = self.run_worker(self._run_command(command), group="command", exclusive=True)
 
     async def _approve(self, request: Any) -> bool:
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
@@ -267,11 +281,12 @@ class HermesApp(App[int]):
             prompt.value = ""
             self._last_ctrl_c = 0.0
             return
-        if self.turn_running and self.turn_worker is not None:
-            self.turn_worker.cancel()
-            self.main.status_bar.state = "interrupting"
-            self._last_ctrl_c = 0.0
-            return
+        for worker in (self.turn_worker, self.command_worker):
+            if self._active(worker) and worker is not None:
+                worker.cancel()
+                self.main.status_bar.state = "interrupting"
+                self._last_ctrl_c = 0.0
+                return
         now = time.monotonic()
         if now - self._last_ctrl_c <= QUIT_WINDOW_S:
             await self.action_quit()

@@ -135,8 +135,8 @@ class TurnRunner:
         rough = agent.request_estimate(self.messages)
         if compressor.should_defer_preflight_to_real_usage(rough):
             return
-        if rough > compressor.last_prompt_tokens:
-            compressor.last_prompt_tokens = rough  # the display seed only ever goes up
+        # Unlike Hermes we do not seed last_prompt_tokens with the rough figure: the gauge shows the
+        # estimate itself, marked as one, until the provider reports a real count.
         for _ in range(3):
             if not compressor.should_compress(rough):
                 break

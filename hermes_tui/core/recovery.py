@@ -22,7 +22,7 @@ from hermes_tui.core.errors import (
     parse_available_output_tokens_from_error,
     parse_context_limit_from_error,
 )
-from hermes_tui.core.providers.base import ChatRequest
+from hermes_tui.core.providers.base import ChatRequest, Usage
 from hermes_tui.core.retry import interruptible_sleep, jittered_backoff, retry_after_seconds
 from hermes_tui.core.streaming import StreamAccumulator
 
@@ -103,11 +103,8 @@ async def call_with_recovery(turn: TurnRunner) -> StreamAccumulator | _Restart |
             return None
         turn.acc = None
         agent.emit(ev.AssistantFinished(acc.text, len(acc.tool_calls), acc.finish_reason or "stop"))
-        if acc.usage is not None:
-            await agent.record_usage(acc.usage)
-        else:
-            agent.compressor.last_prompt_tokens = 0  # unknown: triggers fall back to the estimate
-            agent.totals.api_calls += 1
+        # No usage reported: count the call with zero tokens, so the triggers fall back to the estimate.
+        await agent.record_usage(acc.usage or Usage())
         agent.emit_budget(turn.messages, acc.usage)
         return acc
 

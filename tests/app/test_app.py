@@ -47,12 +47,15 @@ async def _until_stopped(app: HermesApp) -> None:
 
 
 async def submit(pilot, app: HermesApp, text: str) -> None:
+    app.last_submitted_worker = app.turn_worker  # what wait_turn compares against
     app.main.prompt.value = text
     await pilot.press("enter")
 
 
 async def wait_turn(pilot, app: HermesApp, timeout: float = 10.0) -> None:
-    await wait_until(pilot, lambda: app.turn_worker is not None, timeout, "a turn to start")
+    """Wait for the turn started by the latest `submit` (not an earlier one) to finish."""
+    before = getattr(app, "last_submitted_worker", None)
+    await wait_until(pilot, lambda: app.turn_worker is not before, timeout, "a new turn to start")
     await wait_until(pilot, lambda: not app.turn_running, timeout, "the turn to finish")
     await pilot.pause()
 
@@ -195,3 +198,26 @@ async def test_compression_updates_gauge_tree_and_review_log_live(tmp_path: Path
             assert app.main.status_bar.session_id == child
             notices = [i.text for i in app.main.conversation.items if i.kind == KIND_NOTICE]
             assert any("Context compressed" in n for n in notices)
+
+
+async def test_choosing_a_session_in_the_tree_resumes_it(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        await submit(pilot, app, "first topic")
+        await wait_turn(pilot, app)
+        first = app.agent.session_id
+        await submit(pilot, app, "/new")
+        await wait_until(pilot, lambda: app.agent.session_id != first, 5, "/new")
+        await submit(pilot, app, "second topic")
+        await wait_turn(pilot, app)
+        await wait_until(pilot, lambda: app.main.lineage.tree_node_for(first) is not None, 5, "the tree")
+        app.main.lineage.post_message(app.main.lineage.SessionChosen(first))
+        await wait_until(pilot, lambda: app.agent.session_id == first, 5, "the resume")
+        await wait_until(
+            pilot,
+            lambda: [i.text for i in app.main.conversation.items if i.kind == KIND_USER] == ["first topic"],
+            5,
+            "the resumed transcript",
+        )
+        assert app.main.status_bar.session_id == first

@@ -26,6 +26,7 @@ from hermes_tui.core import events as ev
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
+from hermes_tui.store.models import EDGE_ROOT, LineageNode
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 
@@ -140,7 +141,26 @@ class HermesApp(App[int]):
     async def refresh_lineage(self) -> None:
         if self.db is None or self.agent is None:
             return
-        nodes = await self.db.lineage_tree()
+        nodes = list(await self.db.lineage_tree())
+        if not self.agent.session_row_created:
+            # A new session has no row until its first message; show it anyway, as the current one.
+            now = time.time()
+            nodes.append(
+                LineageNode(
+                    id=self.agent.session_id,
+                    parent_id=None,
+                    edge=EDGE_ROOT,
+                    title=self.agent.pending_title,
+                    source="tui",
+                    model=self.agent.provider.model,
+                    started_at=now,
+                    ended_at=None,
+                    end_reason=None,
+                    message_count=0,
+                    last_active=now,
+                    preview="new session (saved with the first message)",
+                )
+            )
         self.main.lineage.set_nodes(nodes, self.agent.session_id)
 
     async def on_core_event(self, message: CoreEvent) -> None:

@@ -2,7 +2,7 @@
 
     hermes-tui [--provider P] [--model M] [--base-url URL] [--home DIR] [--resume ID]
     hermes-tui run PROMPT [same flags] [--json] [--yes]
-    hermes-tui sessions [--home DIR] [--all] [--json]
+    hermes-tui sessions [--home DIR] [--all] [--limit N] [--json]
     hermes-tui search QUERY [--home DIR] [--limit N] [--role R] [--json]
     hermes-tui export ID [--lineage] [--format md|json|jsonl] [--home DIR]
 
@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sessions = sub.add_parser("sessions", help="list sessions")
     _common_flags(sessions, model_flags=False)
-    sessions.add_argument("--all", action="store_true", help="include compression and other children")
+    sessions.add_argument("--all", action="store_true", help="include compression, other children and archived")
+    sessions.add_argument("--limit", type=int, default=50, help="how many sessions, newest activity first (0 = all)")
     sessions.add_argument("--json", action="store_true")
 
     search = sub.add_parser("search", help="full-text search over every session")
@@ -139,7 +140,9 @@ def _run_store_command(args: argparse.Namespace) -> int:
     db_path = _store_db_path(args)
     out = sys.stdout
     if args.command == "sessions":
-        coro = cli_sessions.sessions_command(db_path, args.all, args.json, out)
+        if args.limit < 0:
+            raise UsageError("--limit must be 0 (all) or a positive number")
+        coro = cli_sessions.sessions_command(db_path, args.all, args.json, out, limit=args.limit or None)
     elif args.command == "search":
         if args.limit < 1:
             raise UsageError("--limit must be at least 1")

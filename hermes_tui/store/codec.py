@@ -11,6 +11,8 @@ import json
 import re
 from typing import Any
 
+from hermes_tui.store.models import SUMMARY_MARKERS
+
 JSON_CONTENT_SENTINEL = "\x00json:"
 
 MULTIMODAL_PLACEHOLDER = "[multimodal content]"
@@ -26,6 +28,11 @@ _MEMORY_FENCE_TAG = re.compile(r"<\s*/?\s*memory-context\s*>", re.IGNORECASE)
 
 # NUL-safe SQL test for the sentinel: SQLite's text functions stop at the leading NUL.
 SENTINEL_SQL = "substr(CAST({column} AS BLOB), 1, 6) = X'006A736F6E3A'"
+
+
+def not_summary_sql(column: str) -> str:
+    """SQL that is true unless `column` holds a compression handoff (previews show real questions)."""
+    return " AND ".join(f"{column} NOT LIKE '{marker}%'" for marker in SUMMARY_MARKERS)
 
 
 def clipped_content_sql(column: str, chars: int) -> str:

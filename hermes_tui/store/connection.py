@@ -145,9 +145,6 @@ class StoreConnections:
         self._write_lock = asyncio.Lock()
         self._writes = 0
         self._closed = False
-        # Sessions our own writes changed, for caches built from the database (lineage_index).
-        self._dirty_sessions: set[str] = set()
-        self._dirty_everything = False
 
     @classmethod
     async def open(cls, path: Path) -> StoreConnections:
@@ -170,28 +167,16 @@ class StoreConnections:
 
     # ------------------------------------------------------------------ writes
 
-    async def write(
-        self,
-        work: Callable[[sqlite3.Connection], T],
-        touches: Iterable[str] = (),
-        touches_all: bool = False,
-    ) -> T:
+    async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work(conn)` in one `BEGIN IMMEDIATE` transaction, retrying while locked.
 
         The whole transaction (BEGIN, `work`, COMMIT or ROLLBACK) runs in one hop on the writer's
         thread, so it is atomic: `work` must be synchronous and safe to re-run (a failed attempt
         is rolled back). A caller cancelled mid-write gets CancelledError only once the
         transaction has settled — committed in full or not at all.
-        `touches` names the sessions whose row or messages the write may change (`touches_all`
-        when it cannot say), so caches refresh them.
         """
         self._ensure_open()
-        try:
-            return await self._write(work)
-        finally:
-            # Marked once the transaction has settled, so a cache refreshed meanwhile re-reads later.
-            self._dirty_sessions.update(touches)
-            self._dirty_everything = self._dirty_everything or touches_all
+        return await self._write(work)
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         async with self._write_lock:
@@ -236,21 +221,6 @@ class StoreConnections:
                 await self.writer.execute_fetchall(sql, params)
             except sqlite3.Error as exc:
                 raise StoreError(describe_error(self.path, exc)) from None
-
-    def take_dirty(self) -> tuple[set[str], bool]:
-        """Sessions our writes touched since the last call, and whether to reload everything."""
-        dirty, everything = self._dirty_sessions, self._dirty_everything
-        self._dirty_sessions, self._dirty_everything = set(), False
-        return dirty, everything
-
-    async def external_data_version(self) -> int:
-        """Changes whenever another connection (e.g. another process) commits; our writes don't."""
-        self._ensure_open()
-        try:
-            rows = await self.writer.execute_fetchall("PRAGMA data_version")
-        except sqlite3.Error as exc:
-            raise StoreError(describe_error(self.path, exc)) from None
-        return int(next(iter(rows))[0])
 
     # ------------------------------------------------------------------ reads
 

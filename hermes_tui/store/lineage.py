@@ -7,15 +7,33 @@ messages (#15000). Also `lineage_tree()` for the UI's tree and `lineage_chain()`
 
 from __future__ import annotations
 
+import sqlite3
+from operator import itemgetter
+
 from hermes_tui.store.base import escape_like
+from hermes_tui.store.codec import clipped_content_sql, not_summary_sql, preview_of
+from hermes_tui.store.connection import tuples
 from hermes_tui.store.errors import AmbiguousSession, SessionNotFound
-from hermes_tui.store.lineage_index import LineageIndex, LineageIndexMixin
-from hermes_tui.store.lineage_queries import ancestors, compression_tip
-from hermes_tui.store.models import LineageNode
+from hermes_tui.store.lineage_queries import ancestors, compression_tip, edge_kind
+from hermes_tui.store.models import EDGE_ROOT, LineageNode
 from hermes_tui.store.titles import TitlesMixin
 
 RESUME_MAX_DEPTH = 32
 _QUOTES_AND_BRACKETS = "\"'`[]<>() \t"
+
+# Every session with what its node shows. The session columns come from our covering index
+# (schema.LINEAGE_INDEX), walked in id order: the order of `idx_messages_session`, which both
+# per-session lookups then read almost sequentially, mostly from the same leaf page.
+_TREE_SQL = """
+SELECT s.id, s.parent_session_id, s.title, s.source, s.model, s.started_at, s.ended_at, s.end_reason,
+       s.message_count, s.archived,
+       (SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id),
+       (SELECT {clipped}
+          FROM messages m INDEXED BY idx_messages_session
+          WHERE m.session_id = s.id AND m.role = 'user' AND m.active = 1 AND {not_summary}
+          ORDER BY m.timestamp, m.id LIMIT 1)
+FROM sessions s ORDER BY s.id
+""".replace("{clipped}", clipped_content_sql("m.content", 200)).replace("{not_summary}", not_summary_sql("m.content"))
 
 
 def clean_reference(query: str) -> str:
@@ -23,7 +41,7 @@ def clean_reference(query: str) -> str:
     return query.strip().strip(_QUOTES_AND_BRACKETS).strip()
 
 
-class LineageMixin(TitlesMixin, LineageIndexMixin):
+class LineageMixin(TitlesMixin):
     async def get_compression_tip(self, session_id: str) -> str:
         """Follow compression continuations (parent ended "compression", child started after) to the end."""
         return await compression_tip(self._conns, session_id)
@@ -119,44 +137,48 @@ class LineageMixin(TitlesMixin, LineageIndexMixin):
         )
         return [dict(row) for row in rows]
 
-    _tree_cache: tuple[LineageIndex, int, dict[str, LineageNode], list[str]] | None = None
+    _tree_cache: tuple[int, list[LineageNode], frozenset[str]] | None = None
 
     async def lineage_tree(self, include_archived: bool = True) -> list[LineageNode]:
-        """Every session as a LineageNode (parent, derived edge kind, last activity, preview).
+        """Every session as a LineageNode (parent, derived edge kind, last activity, preview), by start.
 
-        Nodes are rebuilt only for sessions that changed since the previous call.
+        Read from scratch in one statement whenever anything was committed since the last call
+        (by us or by another process: the reader's `PRAGMA data_version` tells), so it always
+        matches the file; otherwise the previous answer is still exact and is returned.
         """
-        index = await self.lineage_index(with_previews=True)
-        cache = self._tree_cache
-        if cache is None or cache[0] is not index or cache[1] != index.structure_version:
-            index.take_changed()
-            nodes = {sid: _node(index, sid) for sid in index.sessions}
-            order = sorted(index.sessions, key=lambda sid: (index.sessions[sid].started_at, sid))
-            self._tree_cache = cache = (index, index.structure_version, nodes, order)
+        cached = self._tree_cache
+
+        def work(conn: sqlite3.Connection) -> tuple[int, list[LineageNode], frozenset[str]]:
+            # Read before the tree: a commit in between only makes the answer newer than its label.
+            version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+            if cached is not None and cached[0] == version:
+                return cached
+            return (version, *_tree_nodes(conn))
+
+        self._tree_cache = await self._conns.read(work)
+        _version, nodes, archived = self._tree_cache
+        if include_archived or not archived:
+            return list(nodes)
+        return [node for node in nodes if node.id not in archived]
+
+
+def _tree_nodes(conn: sqlite3.Connection) -> tuple[list[LineageNode], frozenset[str]]:
+    """Every session's node ordered by (started_at, id), and the ids of archived sessions."""
+    rows = tuples(conn, _TREE_SQL)
+    by_id = {row[0]: row for row in rows}
+    rows.sort(key=itemgetter(5, 0))
+    nodes: list[LineageNode] = []
+    for sid, parent, title, source, model, started, ended, reason, count, _archived, newest, first_user in rows:
+        # Types as the v14 columns give them: started_at REAL NOT NULL, the counter INTEGER.
+        parent_row = by_id.get(parent) if parent is not None else None
+        if parent_row is None:
+            parent, edge = None, EDGE_ROOT
         else:
-            nodes = cache[2]
-            for sid in index.take_changed():
-                if sid in index.sessions:
-                    nodes[sid] = _node(index, sid)
-        nodes, order = cache[2], cache[3]
-        if include_archived:
-            return [nodes[sid] for sid in order]
-        return [nodes[sid] for sid in order if not index.sessions[sid].archived]
-
-
-def _node(index: LineageIndex, session_id: str) -> LineageNode:
-    row = index.sessions[session_id]
-    return LineageNode(
-        id=row.id,
-        parent_id=row.parent_id if row.parent_id in index.sessions else None,
-        edge=index.edge(row.id),
-        title=row.title,
-        source=row.source,
-        model=row.model,
-        started_at=row.started_at,
-        ended_at=row.ended_at,
-        end_reason=row.end_reason,
-        message_count=row.message_count,
-        last_active=index.last_active(row.id),
-        preview=index.previews.get(row.id, ""),
-    )
+            edge = edge_kind(True, parent_row[7], parent_row[6], started)
+        last_active = started if newest is None else newest
+        preview = preview_of(first_user) if first_user else ""
+        node = LineageNode(
+            sid, parent, edge, title, source, model, started, ended, reason, count or 0, last_active, preview
+        )
+        nodes.append(node)
+    return nodes, frozenset(row[0] for row in rows if row[9])

@@ -3,13 +3,23 @@
 A session's parent is `parent_session_id`. The kind of the edge is derived (reference §2.5, §3):
 a child that started at/after its parent ended is a *compression* continuation when the parent
 ended "compression" and a *branch* when it ended "branched"; any other child (delegates,
-subagents, children started while the parent ran) is "other".
+subagents, children started while the parent ran) is "other". A session's compression *tip*
+follows, up to MAX_LINEAGE_DEPTH hops, the latest-started continuation at each step.
+
+Besides the async SQL walks, `SessionGraph` answers the same questions inside one read (on the
+reader's own thread) for the listing: `LazyGraph` reads the few sessions a page needs by id,
+`LoadedGraph` holds every session; `edge_of`, `tip_of`, `tipped_by` and `root_of` work on either.
 """
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 from hermes_tui.store.connection import StoreConnections
 from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER, EDGE_ROOT
+from hermes_tui.store.schema import LINEAGE_INDEX
 
 MAX_LINEAGE_DEPTH = 100
 
@@ -108,3 +118,161 @@ WITH RECURSIVE up(start, id, parent, depth) AS (
 )
 SELECT start, id, MAX(depth) FROM up GROUP BY start
 """
+
+
+# --------------------------------------------------------------------------- in-read graph
+
+# The session columns lineage rules read, all in our covering index (schema.LINEAGE_INDEX): reading
+# them never walks the overflow pages of a big `system_prompt`.
+LINK_COLUMNS = "id, parent_session_id, started_at, ended_at, end_reason, archived, source"
+
+_LINK_BY_ID_SQL = f"SELECT {LINK_COLUMNS} FROM sessions INDEXED BY {LINEAGE_INDEX} WHERE id = ?"
+_COMPRESSION_CHILD_SQL = (
+    "SELECT id FROM sessions WHERE parent_session_id = ? AND started_at >= ? ORDER BY started_at DESC, id DESC LIMIT 1"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLink:
+    """What lineage rules need of one session row (`LINK_COLUMNS`)."""
+
+    id: str
+    parent_id: str | None
+    started_at: float
+    ended_at: float | None
+    end_reason: str | None
+    archived: bool
+    source: str
+
+    @classmethod
+    def from_row(cls, row: tuple) -> SessionLink:
+        """A link from the first seven values of a `LINK_COLUMNS` row."""
+        return cls(row[0], row[1], float(row[2] or 0.0), row[3], row[4], bool(row[5]), row[6])
+
+    @property
+    def ended_by_compression(self) -> bool:
+        return self.end_reason == "compression" and self.ended_at is not None
+
+    def continued_by(self, child: SessionLink) -> bool:
+        """Is `child` a compression continuation of this session (it started after this ended so)?"""
+        return self.end_reason == "compression" and self.ended_at is not None and child.started_at >= self.ended_at
+
+
+class SessionGraph:
+    """Sessions by id and their compression continuations; tips are memoized per graph."""
+
+    def __init__(self) -> None:
+        self.tips: dict[str, str] = {}
+
+    def link(self, session_id: str) -> SessionLink | None:
+        raise NotImplementedError
+
+    def compression_child(self, session_id: str) -> str | None:
+        """The latest child that started at/after `session_id` ended with "compression"."""
+        raise NotImplementedError
+
+
+class LoadedGraph(SessionGraph):
+    """Every session, in memory (the full listing)."""
+
+    def __init__(self, links: Iterable[SessionLink]) -> None:
+        super().__init__()
+        self.links = {link.id: link for link in links}
+        self._children: dict[str, list[SessionLink]] = {}
+        for link in self.links.values():
+            if link.parent_id is not None and link.parent_id in self.links:
+                self._children.setdefault(link.parent_id, []).append(link)
+
+    def link(self, session_id: str) -> SessionLink | None:
+        return self.links.get(session_id)
+
+    def compression_child(self, session_id: str) -> str | None:
+        parent = self.links.get(session_id)
+        if parent is None or not parent.ended_by_compression:
+            return None
+        after = [child for child in self._children.get(session_id, ()) if parent.continued_by(child)]
+        return max(after, key=lambda child: (child.started_at, child.id)).id if after else None
+
+
+class LazyGraph(SessionGraph):
+    """Sessions read by id on `conn` as the walk asks for them, each at most once (a page)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__()
+        self._cursor = conn.cursor()
+        self._cursor.row_factory = None
+        self._links: dict[str, SessionLink | None] = {}
+        self._children: dict[str, str | None] = {}
+
+    def link(self, session_id: str) -> SessionLink | None:
+        if session_id not in self._links:
+            row = self._cursor.execute(_LINK_BY_ID_SQL, (session_id,)).fetchone()
+            self._links[session_id] = SessionLink.from_row(row) if row else None
+        return self._links[session_id]
+
+    def compression_child(self, session_id: str) -> str | None:
+        if session_id not in self._children:
+            parent = self.link(session_id)
+            child = None
+            if parent is not None and parent.ended_by_compression:
+                row = self._cursor.execute(_COMPRESSION_CHILD_SQL, (session_id, parent.ended_at)).fetchone()
+                child = row[0] if row else None
+            self._children[session_id] = child
+        return self._children[session_id]
+
+
+def edge_of(graph: SessionGraph, session_id: str) -> str:
+    """The kind of edge from `session_id` to its parent (root when the parent is unknown)."""
+    link = graph.link(session_id)
+    parent = graph.link(link.parent_id) if link is not None and link.parent_id else None
+    if link is None or parent is None:
+        return EDGE_ROOT
+    return edge_kind(True, parent.end_reason, parent.ended_at, link.started_at)
+
+
+def tip_of(graph: SessionGraph, session_id: str) -> str:
+    """The end of the compression chain from `session_id` (at most MAX_LINEAGE_DEPTH hops)."""
+    found = graph.tips.get(session_id)
+    if found is None:
+        current, seen = session_id, {session_id}
+        for _ in range(MAX_LINEAGE_DEPTH):
+            following = graph.compression_child(current)
+            if following is None or following in seen:
+                break
+            seen.add(following)
+            current = following
+        found = graph.tips[session_id] = current
+    return found
+
+
+def tipped_by(graph: SessionGraph, session_id: str) -> list[str]:
+    """Every session whose compression tip is `session_id`, itself included when it is its own tip.
+
+    They are its compression ancestors (at most MAX_LINEAGE_DEPTH hops up); each is checked with
+    the forward rule, so a parent whose latest continuation is another child is left out.
+    """
+    found: list[str] = []
+    current, seen = session_id, {session_id}
+    for _ in range(MAX_LINEAGE_DEPTH + 1):
+        if tip_of(graph, current) == session_id:
+            found.append(current)
+        link = graph.link(current)
+        parent = graph.link(link.parent_id) if link is not None and link.parent_id else None
+        if link is None or parent is None or parent.id in seen or not parent.continued_by(link):
+            break
+        seen.add(parent.id)
+        current = parent.id
+    return found
+
+
+def root_of(graph: SessionGraph, session_id: str) -> str:
+    """The topmost known ancestor of `session_id` along parent links (any edge kind)."""
+    current, seen = session_id, {session_id}
+    for _ in range(MAX_LINEAGE_DEPTH):
+        link = graph.link(current)
+        parent = link.parent_id if link is not None else None
+        if parent is None or parent in seen or graph.link(parent) is None:
+            break
+        seen.add(parent)
+        current = parent
+    return current

@@ -71,7 +71,7 @@ class MaintenanceMixin(SessionsMixin):
                 conn.execute(f"DELETE FROM sessions WHERE id IN ({marks})", batch)
             return len(doomed)
 
-        return await self._conns.write(work, touches_all=True)
+        return await self._conns.write(work)
 
     async def delete_session(self, session_id: str) -> bool:
         """Delete one session and its messages; its children become roots. True when it existed."""
@@ -83,7 +83,7 @@ class MaintenanceMixin(SessionsMixin):
             cursor = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             return cursor.rowcount > 0
 
-        return await self._conns.write(work, touches_all=True)
+        return await self._conns.write(work)
 
     async def maybe_auto_prune_and_vacuum(
         self, retention_days: float = 90, min_interval_hours: float = 24, vacuum: bool = True

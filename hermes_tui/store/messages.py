@@ -214,7 +214,7 @@ class MessagesMixin(StoreBase):
             # Inside one IMMEDIATE transaction AUTOINCREMENT ids are consecutive.
             return list(range(last_id - len(rows) + 1, last_id + 1))
 
-        return await self._conns.write(work, touches=[session_id])
+        return await self._conns.write(work)
 
     async def replace_messages(self, session_id: str, messages: Sequence[dict[str, Any]]) -> list[int]:
         """Rewrite a session's whole history in one transaction (/retry, /undo, rewrites)."""
@@ -236,7 +236,7 @@ class MessagesMixin(StoreBase):
             )
             return ids
 
-        return await self._conns.write(work, touches=[session_id])
+        return await self._conns.write(work)
 
     @staticmethod
     def _require_session(conn: sqlite3.Connection, session_id: str) -> None:
@@ -318,7 +318,7 @@ class MessagesMixin(StoreBase):
                 "new_head_id": head[0][0] if head else None,
             }
 
-        return await self._conns.write(work, touches=[session_id])
+        return await self._conns.write(work)
 
     async def restore_rewound(self, session_id: str) -> int:
         """Re-activate every rewound message of the session; returns how many came back."""
@@ -327,4 +327,4 @@ class MessagesMixin(StoreBase):
             cursor = conn.execute("UPDATE messages SET active = 1 WHERE session_id = ? AND active = 0", (session_id,))
             return cursor.rowcount
 
-        return await self._conns.write(work, touches=[session_id])
+        return await self._conns.write(work)

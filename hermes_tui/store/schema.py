@@ -4,6 +4,10 @@ Owns: the DDL (tables, indexes, both FTS5 tables and their six triggers), the de
 reconcile (`ALTER TABLE ... ADD COLUMN` for declared columns a live table lacks), the v10-v12
 data migrations, the FTS5 availability probe and trigger repair. Everything here is synchronous
 and runs on a stdlib `sqlite3` connection in a worker thread while `SessionDB.open` waits.
+
+One addition of ours, `OUR_INDEXES`: a covering index over the session columns the listing and
+the lineage tree read. Hermes reconciles columns only and ignores indexes it does not declare, so
+a file with it still opens in Hermes; if something drops it, the next open recreates it.
 """
 
 from __future__ import annotations
@@ -103,6 +107,17 @@ DEFERRED_INDEXES = (
     ON messages(session_id, active, timestamp)""",
     "CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique ON sessions(title) WHERE title IS NOT NULL",
 )
+
+# Ours, not Hermes's (the `idx_hermes_tui_` prefix marks them). The lineage index covers every
+# session column the listing and the tree read, so reading them never walks the overflow pages of
+# a big `system_prompt` (stored before these columns); led by `id`, it also serves lookups by id
+# and walks sessions in id order, the order of `idx_messages_session`.
+LINEAGE_INDEX = "idx_hermes_tui_sessions_lineage"
+OUR_INDEXES = {
+    LINEAGE_INDEX: f"""CREATE INDEX IF NOT EXISTS {LINEAGE_INDEX} ON sessions(
+    id, parent_session_id, started_at, ended_at, end_reason, archived, source, model, title, message_count
+)""",
+}
 
 FTS_TABLE = "messages_fts"
 TRIGRAM_TABLE = "messages_fts_trigram"
@@ -223,6 +238,7 @@ def _needs_work(conn: sqlite3.Connection, fts: bool, trigram: bool) -> bool:
         "idx_messages_platform_msg_id",
         "idx_messages_session_active",
         "idx_sessions_title_unique",
+        *OUR_INDEXES,
     }
     if not wanted_indexes <= indexes:
         return True
@@ -252,7 +268,7 @@ def _apply(conn: sqlite3.Connection, fts: bool, trigram: bool) -> int:
         conn.execute(ddl)
     for statement in _missing_columns(conn):
         conn.execute(statement)
-    for ddl in BASE_INDEXES + DEFERRED_INDEXES:
+    for ddl in (*BASE_INDEXES, *DEFERRED_INDEXES, *OUR_INDEXES.values()):
         conn.execute(ddl)
 
     stored = _stored_version(conn)

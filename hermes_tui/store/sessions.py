@@ -78,7 +78,7 @@ class SessionsMixin(StoreBase):
             )
             return session_id
 
-        return await self._conns.write(work, touches=[session_id])
+        return await self._conns.write(work)
 
     async def ensure_session(self, session_id: str, source: str = "unknown", **fields: Any) -> str:
         """Same as `create_session`: make sure the row exists."""
@@ -101,7 +101,7 @@ class SessionsMixin(StoreBase):
             )
             return cursor.rowcount > 0
 
-        return await self._conns.write(work, touches=[session_id])
+        return await self._conns.write(work)
 
     async def reopen_session(self, session_id: str) -> bool:
         """Clear `ended_at`/`end_reason` so the session can continue (and be ended again)."""
@@ -110,14 +110,14 @@ class SessionsMixin(StoreBase):
             cursor = conn.execute("UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?", (session_id,))
             return cursor.rowcount > 0
 
-        return await self._conns.write(work, touches=[session_id])
+        return await self._conns.write(work)
 
     async def set_session_archived(self, session_id: str, archived: bool = True) -> bool:
         def work(conn: sqlite3.Connection) -> bool:
             cursor = conn.execute("UPDATE sessions SET archived = ? WHERE id = ?", (1 if archived else 0, session_id))
             return cursor.rowcount > 0
 
-        return await self._conns.write(work, touches=[session_id])
+        return await self._conns.write(work)
 
     async def update_token_counts(
         self,
@@ -193,7 +193,7 @@ class SessionsMixin(StoreBase):
             )
             conn.execute(sql, params)
 
-        await self._conns.write(work, touches=[session_id])
+        await self._conns.write(work)
 
     async def update_system_prompt(self, session_id: str, system_prompt: str) -> None:
         """Store the full assembled system prompt of the session."""
@@ -210,7 +210,7 @@ class SessionsMixin(StoreBase):
         def work(conn: sqlite3.Connection) -> None:
             conn.execute(f"UPDATE sessions SET {column} = ? WHERE id = ?", (value, session_id))
 
-        await self._conns.write(work, touches=[session_id])
+        await self._conns.write(work)
 
     # ------------------------------------------------------------------ state_meta
 
@@ -258,4 +258,4 @@ class SessionsMixin(StoreBase):
             )
             return cursor.rowcount
 
-        return await self._conns.write(work, touches_all=True)
+        return await self._conns.write(work)

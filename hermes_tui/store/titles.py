@@ -63,7 +63,7 @@ class TitlesMixin(StoreBase):
             cursor = conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (clean, session_id))
             return cursor.rowcount > 0
 
-        return await self._conns.write(work, touches=[session_id])
+        return await self._conns.write(work)
 
     async def get_session_title(self, session_id: str) -> str | None:
         return await self._conns.fetchvalue("SELECT title FROM sessions WHERE id = ?", (session_id,))

@@ -21,15 +21,52 @@ def _schema_sql(path: Path) -> dict[tuple[str, str], str]:
     return {(t, n): sql for t, n, sql in raw_execute(path, "SELECT type, name, sql FROM sqlite_master")}
 
 
-async def test_new_file_has_exactly_the_schema_hermes_writes(db_path: Path) -> None:
+def _columns(path: Path) -> dict[str, list[tuple]]:
+    tables = [name for (name,) in raw_execute(path, "SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {table: raw_execute(path, f"PRAGMA table_xinfo('{table}')") for table in tables}
+
+
+def _ours(path: Path) -> dict[tuple[str, str], str]:
+    """Schema entries of hermes-tui's own (its documented extra indexes)."""
+    return {key: sql for key, sql in _schema_sql(path).items() if key[1] in schema.OUR_INDEXES}
+
+
+async def test_new_file_has_exactly_the_schema_hermes_writes_plus_our_documented_index(db_path: Path) -> None:
     store = await SessionDB.open(db_path)
     await store.close()
     ours = _schema_sql(db_path)
     hermes = _schema_sql(FIXTURE)
-    assert ours == hermes
+    # Every table, column, trigger and index Hermes declares, with the same DDL; nothing else but
+    # the documented extra index(es), which are plain indexes on a Hermes table.
+    extra = {key: sql for key, sql in ours.items() if key not in hermes}
+    assert {key: sql for key, sql in ours.items() if key in hermes} == hermes
+    assert set(extra) == {("index", name) for name in schema.OUR_INDEXES} == {("index", schema.LINEAGE_INDEX)}
+    assert all(name.startswith("idx_hermes_tui_") for _, name in extra)
+    assert raw_execute(db_path, f"SELECT tbl_name FROM sqlite_master WHERE name = '{schema.LINEAGE_INDEX}'") == [
+        ("sessions",)
+    ]
+    assert _columns(db_path) == _columns(FIXTURE)
     assert raw_execute(db_path, "SELECT version FROM schema_version") == [(14,)]
     trigger_names = {name for kind, name in ours if kind == "trigger"}
     assert len(trigger_names) == 6
+
+
+async def test_a_hermes_file_gains_only_our_index_and_gets_it_back_when_dropped(hermes_fixture_db: Path) -> None:
+    before = _schema_sql(hermes_fixture_db)
+    assert _ours(hermes_fixture_db) == {}
+    store = await SessionDB.open(hermes_fixture_db)
+    await store.close()
+    after = _schema_sql(hermes_fixture_db)
+    assert {key: sql for key, sql in after.items() if key not in _ours(hermes_fixture_db)} == before
+    assert set(_ours(hermes_fixture_db)) == {("index", schema.LINEAGE_INDEX)}
+    raw_execute(hermes_fixture_db, f"DROP INDEX {schema.LINEAGE_INDEX}")  # e.g. a tool rebuilt the table
+    store = await SessionDB.open(hermes_fixture_db)
+    try:
+        assert len(await store.list_sessions_rich()) == 4
+    finally:
+        await store.close()
+    assert _schema_sql(hermes_fixture_db) == after
+    assert raw_execute(hermes_fixture_db, "PRAGMA integrity_check") == [("ok",)]
 
 
 async def test_opening_twice_changes_nothing(db_path: Path) -> None:

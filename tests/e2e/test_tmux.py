@@ -83,7 +83,7 @@ def tui(tmp_path: Path, project: Path) -> Iterator[tuple[TmuxSession, Path, Path
     rc_file = tmp_path / "exit-code"
     executable = Path(sys.executable).with_name("hermes-tui")
     command = f"sh -c '{executable} --home {home}; echo $? > {rc_file}'"
-    session = TmuxSession(f"hermes-e2e-{uuid.uuid4().hex[:8]}", command, project, {"HERMES_TUI_DEMO_DELAY": "0.05"})
+    session = TmuxSession(f"hermes-e2e-{uuid.uuid4().hex[:8]}", command, project, {"HERMES_TUI_DEMO_DELAY": "0.15"})
     try:
         yield session, home, rc_file
     finally:

@@ -257,7 +257,7 @@ class Agent:
             await self.db.update_system_prompt(self.session_id, prompt)
         return prompt
 
-    async def rebuild_system_prompt(self) -> str:
+    def rebuild_system_prompt(self) -> str:
         """Invalidate the cache, re-read memory from disk, rebuild and persist (§5 step 9)."""
         self.cached_system_prompt = None
         prompt = self.build_system_prompt()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
+from hermes_tui.core.sessions import start_child_session
 from hermes_tui.store.ids import new_session_id
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ async def compress_context(
         if todo_text:
             compressed.append({"role": "user", "content": todo_text})
 
-        new_prompt = await agent.rebuild_system_prompt()
+        new_prompt = agent.rebuild_system_prompt()  # re-reads memory from disk (§5 step 9)
         agent.memory_hooks.on_session_end(messages)
         new_id = await _rotate(agent, old_id, new_prompt)
         tokens_after = agent.request_estimate(compressed)
@@ -199,33 +200,26 @@ def _finish_event(
         )
 
 
-async def _rotate(agent: Agent, old_id: str, new_prompt: str) -> str:
+async def _rotate(agent: Agent, old_id: str, system_prompt: str) -> str:
     """End the old session with "compression" and start its child (reference §3 rotation table)."""
-    new_id = new_session_id()
     db = agent.db
     title: str | None = None
+    new_id = ""
     if db is not None:
         try:
             old = await db.get_session(old_id) or {}
-            await db.end_session(old_id, "compression")
-            await db.create_session(
-                new_id,
-                old.get("source") or agent.source,
-                model=old.get("model") or agent.provider.model,
-                model_config=old.get("model_config"),
-                parent_session_id=old_id,
-                cwd=str(agent.cwd),
-            )
             if old.get("title"):
                 title = await db.get_next_title_in_lineage(old["title"])
-                await db.set_session_title(new_id, title)
-            await db.update_system_prompt(new_id, new_prompt)
+            new_id = await start_child_session(
+                agent, old_id, old, end_reason="compression", title=title, system_prompt=system_prompt
+            )
         except Exception as exc:
-            agent.warn(f"Session split failed ({exc}); the new session will not be indexed")
-    agent.session_id = new_id
+            agent.warn(f"Session split failed ({exc}); the new session will be created with its first write")
+    agent.mark_session_created(bool(new_id))  # else ensure_session_row creates it lazily, parent included
+    agent.session_id = new_id or new_session_id()
     agent.parent_session_id = old_id
-    agent.mark_session_created(db is not None)
     agent.cursor.reset(0)
+    new_id = agent.session_id
     agent.memory_hooks.on_session_switch(new_id, parent_session_id=old_id, reason="compression")
     agent.emit(ev.SessionRotated(old_id, new_id, "compression", title))
     agent.review("rotation", f"Session rotated {old_id} → {new_id}" + (f" “{title}”" if title else ""))

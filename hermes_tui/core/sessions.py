@@ -151,20 +151,9 @@ async def branch_session(agent: Agent, name: str | None = None) -> str:
             raise SessionCommandError(f"Title '{title}' is already in use")
     else:
         title = await db.get_next_title_in_lineage(row.get("title") or "branch")
-    await db.end_session(old, "branched")
-    new_id = new_session_id()
-    prompt = await agent.rebuild_system_prompt()
-    await db.create_session(
-        new_id,
-        row.get("source") or agent.source,
-        model=row.get("model") or agent.provider.model,
-        model_config=row.get("model_config"),
-        parent_session_id=old,
-        cwd=str(agent.cwd),
+    new_id = await start_child_session(
+        agent, old, row, end_reason="branched", title=title, system_prompt=agent.rebuild_system_prompt()
     )
-    if title:
-        await db.set_session_title(new_id, title)
-    await db.update_system_prompt(new_id, prompt)
     from hermes_tui.core.persistence import to_row
 
     ids = await db.append_messages(new_id, [to_row(m) for m in agent.messages])
@@ -202,6 +191,38 @@ async def set_title(agent: Agent, name: str | None) -> str:
         agent.pending_title = title
     agent.emit(ev.SessionRotated(agent.session_id, agent.session_id, "title", title))
     return f"Title set to “{title}”"
+
+
+async def start_child_session(
+    agent: Agent,
+    parent_id: str,
+    parent_row: dict[str, Any],
+    *,
+    end_reason: str,
+    title: str | None,
+    system_prompt: str,
+) -> str:
+    """End `parent_id` with `end_reason` and create its child row (Hermes's rotation rule, §3).
+
+    The child keeps the parent's source, model and model_config, and gets `system_prompt` and
+    `title`. Ending first means the child starts after the parent ended, which is how
+    lineage queries tell a continuation or branch from a delegate child. Returns the new id.
+    """
+    db = _require_db(agent)
+    await db.end_session(parent_id, end_reason)
+    new_id = new_session_id()
+    await db.create_session(
+        new_id,
+        parent_row.get("source") or agent.source,
+        model=parent_row.get("model") or agent.provider.model,
+        model_config=parent_row.get("model_config"),
+        parent_session_id=parent_id,
+        cwd=str(agent.cwd),
+    )
+    if title:
+        await db.set_session_title(new_id, title)
+    await db.update_system_prompt(new_id, system_prompt)
+    return new_id
 
 
 def _user_indexes(messages: list[dict[str, Any]]) -> list[int]:

@@ -103,11 +103,15 @@ class TurnRunner:
                 task.uncancel()
             self._on_interrupt()
         except Exception as exc:  # a bug must not lose the user's turn
-            self.failed = True
-            self.error = f"internal error: {type(exc).__name__}: {exc}"
-            self.exit_reason = "internal_error"
-            agent.warn(self.error)
+            self.fail("internal_error", f"internal error: {type(exc).__name__}: {exc}")
         return await asyncio.shield(self._finish())
+
+    def fail(self, exit_reason: str, error: str) -> None:
+        """End the turn as failed with a user-facing message (shown as a warning and in the result)."""
+        self.failed = True
+        self.exit_reason = exit_reason
+        self.error = error
+        self.agent.warn(error)
 
     def _count_user_turn(self) -> None:
         agent = self.agent

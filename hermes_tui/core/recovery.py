@@ -137,21 +137,15 @@ async def _on_error(
 
     if not getattr(classified, "retryable", True):
         hint = _GUIDANCE.get(reason, "")
-        turn.failed = True
-        turn.exit_reason = reason
-        turn.error = f"{agent.provider.name} API error ({reason}): {message}" + (f" — {hint}" if hint else "")
         status = getattr(classified, "status_code", None)
         if status == 400 and (agent.request_estimate(turn.messages) > 50_000 or len(turn.messages) > 80):
             turn.skip_persist = True  # don't grow a session the provider keeps rejecting (#1630)
-        agent.warn(turn.error)
+        turn.fail(reason, f"{agent.provider.name} API error ({reason}): {message}" + (f" — {hint}" if hint else ""))
         return "fail"
 
     attempt = retry_count + 1
     if attempt >= max_retries:
-        turn.failed = True
-        turn.exit_reason = "all_retries_exhausted"
-        turn.error = f"API call failed after {max_retries} retries: {message}"
-        agent.warn(turn.error)
+        turn.fail("all_retries_exhausted", f"API call failed after {max_retries} retries: {message}")
         return "fail"
     delay = None
     if reason in _RATE_LIMITS:
@@ -170,13 +164,11 @@ async def _compress_for_overflow(turn: TurnRunner, reason: str, text: str) -> st
     compressor = agent.compressor
     turn.compression_attempts += 1
     if turn.compression_attempts > MAX_COMPRESSION_ATTEMPTS:
-        turn.failed = True
-        turn.exit_reason = "compression_exhausted"
-        turn.error = (
+        turn.fail(
+            "compression_exhausted",
             "Context length exceeded: compressed 3 times and the request is still too large. "
-            "Nothing was lost — try /compress with a focus topic, or /new."
+            "Nothing was lost — try /compress with a focus topic, or /new.",
         )
-        agent.warn(turn.error)
         return "fail"
     lowered = False
     if reason == "context_overflow":
@@ -195,11 +187,9 @@ async def _compress_for_overflow(turn: TurnRunner, reason: str, text: str) -> st
     shrank = await turn.compress(reason="overflow", approx_tokens=agent.request_estimate(turn.messages))
     if shrank or lowered:
         return "restart"
-    turn.failed = True
-    turn.exit_reason = "compression_exhausted"
-    turn.error = (
+    turn.fail(
+        "compression_exhausted",
         "Context length exceeded and the conversation cannot be compressed further. "
-        "Nothing was lost — start a fresh session with /new."
+        "Nothing was lost — start a fresh session with /new.",
     )
-    agent.warn(turn.error)
     return "fail"

@@ -226,16 +226,7 @@ class StoreConnections:
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """All rows of a read on the reader connection (never waits behind a WAL writer)."""
-        self._ensure_open()
-        for attempt in range(WRITE_ATTEMPTS):
-            try:
-                return list(await self.reader.execute_fetchall(sql, params))
-            except sqlite3.Error as exc:
-                if is_locked_error(exc) and attempt < WRITE_ATTEMPTS - 1:
-                    await asyncio.sleep(random.uniform(*RETRY_SLEEP_RANGE_S))
-                    continue
-                raise StoreError(describe_error(self.path, exc)) from None
-        raise StoreError(f"{self.path}: database stayed locked")  # pragma: no cover
+        return await self.read(lambda conn: conn.execute(sql, params).fetchall())
 
     async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work(conn)` on the reader's own thread: several statements for one thread hop.

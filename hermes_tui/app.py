@@ -26,7 +26,6 @@ from hermes_tui.core import events as ev
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
-from hermes_tui.store.models import EDGE_ROOT, LineageNode
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 
@@ -97,7 +96,7 @@ class HermesApp(App[int]):
         from hermes_tui.config import ConfigError
         from hermes_tui.core.agent import AgentError
         from hermes_tui.core.bootstrap import open_agent
-        from hermes_tui.core.sessions import SessionCommandError, load_session, resolve_target
+        from hermes_tui.core.session.live import SessionError
         from hermes_tui.store.errors import StoreError
 
         try:
@@ -116,11 +115,10 @@ class HermesApp(App[int]):
             return
         if self.resume_ref:
             try:
-                await load_session(self.agent, await resolve_target(self.agent, self.resume_ref))
-            except SessionCommandError as exc:
+                await self.agent.resume(self.resume_ref)
+            except SessionError as exc:
                 self.notify(str(exc), severity="error")
-        row = await self.db.get_session(self.agent.session_id)
-        self.main.status_bar.set_session(self.agent.session_id, (row or {}).get("title"))
+        self.main.status_bar.set_session(self.agent.session_id, self.agent.session.title)
         self.main.gauge.budget = self.agent.budget()
         await self.refresh_lineage()
         self.ready.set()
@@ -139,29 +137,9 @@ class HermesApp(App[int]):
         self.post_message(CoreEvent(event))
 
     async def refresh_lineage(self) -> None:
-        if self.db is None or self.agent is None:
+        if self.agent is None:
             return
-        nodes = list(await self.db.lineage_tree())
-        if not self.agent.session_row_created:
-            # A new session has no row until its first message; show it anyway, as the current one.
-            now = time.time()
-            nodes.append(
-                LineageNode(
-                    id=self.agent.session_id,
-                    parent_id=None,
-                    edge=EDGE_ROOT,
-                    title=self.agent.pending_title,
-                    source="tui",
-                    model=self.agent.provider.model,
-                    started_at=now,
-                    ended_at=None,
-                    end_reason=None,
-                    message_count=0,
-                    last_active=now,
-                    preview="new session (saved with the first message)",
-                )
-            )
-        self.main.lineage.set_nodes(nodes, self.agent.session_id)
+        self.main.lineage.set_nodes(await self.agent.lineage(), self.agent.session_id)
 
     async def on_core_event(self, message: CoreEvent) -> None:
         event = message.event
@@ -194,8 +172,11 @@ class HermesApp(App[int]):
                     f"Context compressed: {event.before} → {event.after} messages, "
                     f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens{fallback}",
                 )
+        elif isinstance(event, ev.TitleChanged):
+            main.status_bar.set_session(event.session_id, event.title)
+            await self.refresh_lineage()
         elif isinstance(event, ev.SessionRotated):
-            main.status_bar.set_session(event.new, event.title or self.agent.pending_title)
+            main.status_bar.set_session(event.new, event.title)
             if event.reason == "compression":
                 convo.add_notice("rotation", f"Continued in child session {event.new}")
             await self.refresh_lineage()

@@ -90,7 +90,7 @@ def terminal_approver(stdin: TextIO, err: TextIO) -> Any:
 async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) -> int:
     from hermes_tui.core.bootstrap import open_agent
     from hermes_tui.core.commands import is_command, run_command
-    from hermes_tui.core.sessions import SessionCommandError, load_session, resolve_target
+    from hermes_tui.core.session.live import SessionError
 
     printer = HeadlessPrinter(sys.stdout, sys.stderr, stream_answer=not args.json)
     approver = None
@@ -104,8 +104,8 @@ async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) 
             print(f"[demo] {choice.reason} — using the offline demo model", file=sys.stderr)
         if args.resume:
             try:
-                await load_session(agent, await resolve_target(agent, args.resume))
-            except SessionCommandError as exc:
+                await agent.resume(args.resume)
+            except SessionError as exc:
                 print(f"hermes-tui: error: {exc}", file=sys.stderr)
                 return EXIT_USAGE
         prompt: str = args.prompt
@@ -156,7 +156,7 @@ async def _interruptible_turn(agent: Any, prompt: str) -> Any:
     try:
         return await task
     except asyncio.CancelledError:
-        from hermes_tui.core.agent import TurnResult
+        from hermes_tui.core.turn.state import TurnResult
 
         return TurnResult(final_response=None, session_id=agent.session_id, interrupted=True, exit_reason="interrupted")
     finally:

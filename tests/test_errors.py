@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from hermes_tui.core.errors import (
+from hermes_tui.core.turn.errors import (
     ClassifiedError,
     FailoverReason,
     classify_api_error,

@@ -1,5 +1,7 @@
 """Slash commands shared by the TUI and the headless CLI: one registry, one dispatcher.
 
+`COMMANDS` is the only list of slash commands: the core dispatches from it and the TUI's
+completion, F1 help and command palette all read it, so what the UI advertises always dispatches.
 `run_command(agent, "/resume 2")` returns a `CommandResult` telling the front-end what to show,
 whether to send a user turn (/retry), what to put back in the input (/undo), or to quit.
 Anything the TUI can do with a command, a script can do with `hermes-tui run "/…"`.
@@ -11,9 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hermes_tui.core import sessions
-from hermes_tui.core.manual_compress import manual_compress
 from hermes_tui.core.messages import content_text
+from hermes_tui.core.session.live import SessionError
 
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
@@ -26,7 +27,6 @@ class CommandResult:
     prefill: str | None = None  # put this text back into the prompt input
     quit: bool = False
     show_help: bool = False
-    show_sessions: bool = False
     error: bool = False
 
 
@@ -47,21 +47,21 @@ async def _new(agent: Agent, args: str) -> CommandResult:
     for flag in ("now", "--yes", "-y"):
         if title == flag:
             title = ""
-    return CommandResult(await sessions.new_session(agent, title or None))
+    return CommandResult(await agent.new_session(title or None))
 
 
 async def _resume(agent: Agent, args: str) -> CommandResult:
     if not args.strip():
-        return CommandResult(await list_sessions_text(agent), show_sessions=True)
-    return CommandResult(await sessions.resume_session(agent, args))
+        return CommandResult(await list_sessions_text(agent))
+    return CommandResult(await agent.resume(args))
 
 
 async def _branch(agent: Agent, args: str) -> CommandResult:
-    return CommandResult(await sessions.branch_session(agent, args.strip() or None))
+    return CommandResult(await agent.branch(args.strip() or None))
 
 
 async def _title(agent: Agent, args: str) -> CommandResult:
-    return CommandResult(await sessions.set_title(agent, args))
+    return CommandResult(await agent.set_title(args))
 
 
 async def _undo(agent: Agent, args: str) -> CommandResult:
@@ -70,23 +70,23 @@ async def _undo(agent: Agent, args: str) -> CommandResult:
         if not args.strip().isdigit():
             return CommandResult("usage: /undo [N]  (N = number of user turns to remove)", error=True)
         count = int(args.strip())
-    text = await sessions.undo(agent, count)
+    text = await agent.undo(count)
     return CommandResult(f"↶ Removed the last {count} turn(s); the prompt is back in the input.", prefill=text)
 
 
 async def _retry(agent: Agent, args: str) -> CommandResult:
-    text = await sessions.retry_text(agent)
+    text = await agent.undo(1)
     return CommandResult("↻ Retrying the last message", send=text)
 
 
 async def _compress(agent: Agent, args: str) -> CommandResult:
-    return CommandResult(await manual_compress(agent, args))
+    return CommandResult(await agent.compress(args))
 
 
 async def _sessions(agent: Agent, args: str) -> CommandResult:
     if args.strip() and args.strip() != "list":
-        return CommandResult(await sessions.resume_session(agent, args))
-    return CommandResult(await list_sessions_text(agent), show_sessions=True)
+        return CommandResult(await agent.resume(args))
+    return CommandResult(await list_sessions_text(agent))
 
 
 async def _history(agent: Agent, args: str) -> CommandResult:
@@ -162,7 +162,7 @@ async def run_command(agent: Agent, text: str) -> CommandResult:
         return CommandResult(f"Unknown command /{name} — /help lists the commands.", error=True)
     try:
         return await command.handler(agent, args)
-    except sessions.SessionCommandError as exc:
+    except SessionError as exc:
         return CommandResult(str(exc), error=True)
 
 

@@ -118,8 +118,16 @@ class CompressionFinished(Event):
 class SessionRotated(Event):
     old: str | None
     new: str
-    reason: str  # "compression" | "new_session" | "resume" | "branch" | "undo" ...
+    reason: str  # "compression" | "new_session" | "resume" | "branch"
     title: str | None = None
+
+
+@dataclass(frozen=True)
+class TitleChanged(Event):
+    """The live session's title changed (set by /title, or queued until its row exists)."""
+
+    session_id: str
+    title: str | None
 
 
 @dataclass(frozen=True)

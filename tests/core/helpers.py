@@ -74,8 +74,8 @@ async def make_agent(
         source="cli",
         cwd=cwd or tmp_path,
         registry=build_registry(),
+        backoff_base=0.001,
     )
-    agent.backoff_base = 0.001
     return agent, db, log
 
 

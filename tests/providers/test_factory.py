@@ -105,7 +105,7 @@ async def test_main_provider_streams_from_a_local_server() -> None:
 def test_importing_the_core_does_not_import_an_sdk() -> None:
     code = (
         "import sys\n"
-        "import hermes_tui.core.providers.factory, hermes_tui.core.errors, hermes_tui.core.retry\n"
+        "import hermes_tui.core.providers.factory, hermes_tui.core.turn.errors, hermes_tui.core.turn.retry\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('openai', 'anthropic', 'httpx2'))\n"
         "print(','.join(loaded))\n"
     )

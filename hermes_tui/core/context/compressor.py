@@ -11,6 +11,7 @@ fallback_summary.py when no summary comes back, and 4 (assembly.py), then the ef
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -55,6 +56,41 @@ COMPRESSION_BLOCKED_HINT = (
     "Compression saved less than 10% twice in a row, so automatic compression is paused. "
     "Consider /new to start a fresh session, or /compress <topic> to focus the summary."
 )
+
+
+@dataclasses.dataclass
+class _CallNotes:
+    """What one compress call learned on the way (folded into its outcome)."""
+
+    summary_error: str | None = None
+    aux_failure: str | None = None
+    summary_prompt: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class CompressOutcome:
+    """What one compress call did.
+
+    `changed` is False when there was nothing to compress or the summary failed with
+    abort_on_summary_failure (`aborted`). `summarised_count` counts the messages folded into the
+    summary; `tokens_before` is the size the call was asked about (reported, given or estimated)
+    and `tokens_after` the rough size of the result. `error` is the summary failure, if any (a
+    fallback summary was then used unless aborted); `aux_failure` the error of a distinct summary
+    model the call switched away from.
+    """
+
+    messages: list[Message]
+    changed: bool
+    aborted: bool = False
+    fallback_used: bool = False
+    summarised_count: int = 0
+    pruned_count: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    savings_percent: float | None = None
+    error: str | None = None
+    aux_failure: str | None = None
+    summary_prompt: str | None = None
 
 
 def _as_int(value: Any) -> int:
@@ -107,8 +143,8 @@ class ContextCompressor:
         self.update_model(context_length)
 
         self.summary_fell_back_to_main = False  # the one-time switch to the main model happened
+        self._notes = _CallNotes()
         self.reset_session_state()
-        self._reset_call_state()
 
     # ------------------------------------------------------------------ budgets and state
 
@@ -137,16 +173,7 @@ class ContextCompressor:
         self.previous_summary: str | None = None
         self.summary_failure_cooldown_until = 0.0
         self._cooldown_reason = ""
-        self.last_prompt: str | None = None
-        self.last_savings_percent: float | None = None
-
-    def _reset_call_state(self) -> None:
-        self.last_summary_error: str | None = None
-        self.last_summary_fallback_used = False
-        self.last_summary_dropped_count = 0
-        self.last_compress_aborted = False
-        self.last_aux_model_failure_error: str | None = None
-        self.last_pruned_count = 0
+        self.last_outcome = CompressOutcome([], changed=False)
 
     # ------------------------------------------------------------------ usage and triggers
 
@@ -260,9 +287,23 @@ class ContextCompressor:
         focus_topic: str | None = None,
         force: bool = False,
     ) -> list[Message]:
-        """The compressed conversation; the input (list and dicts) is left untouched."""
+        """The compressed conversation; the input (list and dicts) is left untouched.
+
+        The reference API: what the call did beyond the list is on `last_outcome` (and the
+        `last_*` properties). `run()` returns it directly.
+        """
+        return (await self.run(messages, current_tokens, focus_topic, force)).messages
+
+    async def run(
+        self,
+        messages: Sequence[Message],
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+    ) -> CompressOutcome:
+        """Compress `messages` (never mutated) and say what happened."""
         # Phase 0: per-call state.
-        self._reset_call_state()
+        self._notes = _CallNotes()
         if force:
             self.summary_failure_cooldown_until = 0.0
         original = list(messages)
@@ -270,26 +311,25 @@ class ContextCompressor:
         # Phases 1-2: prune, boundaries, rehydration of an earlier handoff.
         plan = self.plan(original)
         if plan is None:
-            return original
-        self.last_pruned_count = plan.pruned_count
+            return self._done(CompressOutcome(original, changed=False))
         if plan.previous is not None and self.previous_summary is None:
             self.previous_summary = plan.previous.body
 
         # Phase 3: summary (or the deterministic fallback).
+        fallback_used = False
         summary = await self._generate_summary(plan.turns, focus_topic)
         if summary is None:
             if self.abort_on_summary_failure:
-                self.last_compress_aborted = True
-                self.last_summary_dropped_count = 0
-                return original
+                return self._done(
+                    CompressOutcome(original, changed=False, aborted=True, pruned_count=plan.pruned_count)
+                )
             summary = build_fallback_summary(
                 plan.turns,
-                failure_reason=self.last_summary_error or "unknown",
+                failure_reason=self._notes.summary_error or "unknown",
                 previous_summary=self.previous_summary,
             )
             self.previous_summary = None  # the next compaction folds in the handoff now in the transcript
-            self.last_summary_fallback_used = True
-            self.last_summary_dropped_count = plan.summarised_count
+            fallback_used = True
 
         # Phase 4: assembly.
         compressed = strip_historical_media(assemble(plan.head, summary, plan.tail))
@@ -300,17 +340,64 @@ class ContextCompressor:
             display_tokens = self.last_prompt_tokens
         else:
             display_tokens = estimate_messages_tokens_rough(original)
-        self._record_effectiveness(display_tokens, compressed)
-        return compressed
+        tokens_after, savings = self._record_effectiveness(display_tokens, compressed)
+        return self._done(
+            CompressOutcome(
+                compressed,
+                changed=True,
+                fallback_used=fallback_used,
+                summarised_count=plan.summarised_count,
+                pruned_count=plan.pruned_count,
+                tokens_before=display_tokens,
+                tokens_after=tokens_after,
+                savings_percent=savings,
+            )
+        )
 
-    def _record_effectiveness(self, display_tokens: int, compressed: Sequence[Message]) -> None:
+    def _done(self, outcome: CompressOutcome) -> CompressOutcome:
+        notes = self._notes
+        outcome = dataclasses.replace(
+            outcome, error=notes.summary_error, aux_failure=notes.aux_failure, summary_prompt=notes.summary_prompt
+        )
+        self.last_outcome = outcome
+        return outcome
+
+    def _record_effectiveness(self, display_tokens: int, compressed: Sequence[Message]) -> tuple[int, float]:
         new_tokens = estimate_messages_tokens_rough(compressed)
         savings = (display_tokens - new_tokens) / display_tokens * 100 if display_tokens > 0 else 0.0
-        self.last_savings_percent = savings
         if savings < INEFFECTIVE_SAVINGS_PERCENT:
             self.ineffective_compression_count += 1
         else:
             self.ineffective_compression_count = 0
+        return new_tokens, savings
+
+    # ------------------------------------------------------------------ what the last call did
+
+    @property
+    def last_summary_error(self) -> str | None:
+        return self.last_outcome.error
+
+    @property
+    def last_summary_fallback_used(self) -> bool:
+        return self.last_outcome.fallback_used
+
+    @property
+    def last_summary_dropped_count(self) -> int:
+        """Messages folded into a fallback summary (0 when a model wrote the summary or none was made)."""
+        return self.last_outcome.summarised_count if self.last_outcome.fallback_used else 0
+
+    @property
+    def last_compress_aborted(self) -> bool:
+        return self.last_outcome.aborted
+
+    @property
+    def last_aux_model_failure_error(self) -> str | None:
+        return self.last_outcome.aux_failure
+
+    @property
+    def last_prompt(self) -> str | None:
+        """The last summary prompt sent to a summariser."""
+        return self.last_outcome.summary_prompt
 
     # ------------------------------------------------------------------ phase 3
 
@@ -324,7 +411,7 @@ class ContextCompressor:
     def _enter_cooldown(self, seconds: float, reason: str) -> None:
         self.summary_failure_cooldown_until = self._clock() + seconds
         self._cooldown_reason = reason
-        self.last_summary_error = reason
+        self._notes.summary_error = reason
 
     async def _call(self, summarize: Summarize, prompt: str, max_tokens: int) -> str:
         if self.summary_timeout:
@@ -345,7 +432,7 @@ class ContextCompressor:
         remaining = self.summary_failure_cooldown_until - self._clock()
         if remaining > 0:
             reason = self._cooldown_reason or "summary model failed"
-            self.last_summary_error = f"{reason} (summary retries paused for {remaining:.0f} s)"
+            self._notes.summary_error = f"{reason} (summary retries paused for {remaining:.0f} s)"
             return None
         if not turns and self.previous_summary:
             return f"{SUMMARY_PREFIX}\n{self.previous_summary}"
@@ -355,7 +442,7 @@ class ContextCompressor:
             return None
         budget = summary_budget(turns, self.max_summary_tokens)
         prompt = build_summary_prompt(serialize_for_summary(turns), budget, self.previous_summary, focus_topic)
-        self.last_prompt = prompt
+        self._notes.summary_prompt = prompt
         max_tokens = int(budget * SUMMARY_MAX_TOKENS_FACTOR)
         try:
             body = await self._call(primary, prompt, max_tokens)
@@ -366,10 +453,10 @@ class ContextCompressor:
             if failure is SummaryFailure.NO_PROVIDER or main_model is None:
                 return self._give_up(exc, failure)
             # A distinct summary model failed: switch to the main model once and retry right away.
-            self.last_aux_model_failure_error = error_line(exc)
+            self._notes.aux_failure = error_line(exc)
             self.summary_fell_back_to_main = True
             self.summary_failure_cooldown_until = 0.0
-            log.warning("summary model failed (%s); retrying with the main model", self.last_aux_model_failure_error)
+            log.warning("summary model failed (%s); retrying with the main model", self._notes.aux_failure)
             try:
                 body = await self._call(main_model, prompt, max_tokens)
             except asyncio.CancelledError:
@@ -379,7 +466,7 @@ class ContextCompressor:
         self.previous_summary = body
         self.summary_failure_cooldown_until = 0.0
         self._cooldown_reason = ""
-        self.last_summary_error = None
+        self._notes.summary_error = None
         return f"{SUMMARY_PREFIX}\n{body}"
 
     def _give_up(self, exc: BaseException, failure: SummaryFailure) -> None:
@@ -393,5 +480,5 @@ class ContextCompressor:
             self._enter_cooldown(QUICK_RETRY_SUMMARY_COOLDOWN_SECONDS, error_line(exc))
         else:
             self._enter_cooldown(TRANSIENT_SUMMARY_COOLDOWN_SECONDS, error_line(exc))
-        log.warning("context summary failed: %s", self.last_summary_error)
+        log.warning("context summary failed: %s", self._notes.summary_error)
         return None

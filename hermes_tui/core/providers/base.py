@@ -3,7 +3,7 @@
 A provider receives OpenAI-format messages (system message first, if any) and OpenAI
 function-tool schemas, translates them to its wire format at the edge, and yields
 `StreamEvent`s: text and reasoning deltas, complete tool calls, usage, and a finish reason.
-SDK exceptions propagate unchanged: `hermes_tui.core.errors.classify_api_error` reads them.
+SDK exceptions propagate unchanged: `hermes_tui.core.turn.errors.classify_api_error` reads them.
 """
 
 from __future__ import annotations

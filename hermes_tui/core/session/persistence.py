@@ -1,10 +1,10 @@
 """Writing the conversation to state.db through the flush cursor (reference §8 step 2, #860).
 
-The cursor remembers how much of the in-memory list is already stored, so flushing after every
-tool round, on interrupt and at the end of a turn never writes a row twice. After a compression
-the caller resets the cursor to 0 and drops the history baseline, so the child session receives
-the whole compressed list. Images never reach the database: list content is stored as its text
-parts, with "[screenshot]" where an image was.
+The cursor remembers how much of the live message list is already stored, so flushing after every
+tool round, on interrupt and at the end of a turn never writes a row twice; a child session created
+by compression starts with the cursor at 0 and so receives the whole compressed list. `to_row` is
+the one mapping from a canonical message to a stored row: images never reach the database (list
+content is stored as its text parts, with "[screenshot]" where an image was).
 """
 
 from __future__ import annotations
@@ -54,27 +54,33 @@ def to_row(message: Message) -> dict[str, Any]:
 
 
 class FlushCursor:
-    """How far the in-memory message list has been written to the current session."""
+    """How far the live message list has been written to the current session.
+
+    `flushed` counts the leading messages already stored. Only the live session moves it: forward on
+    a flush, to the list's length when a stored history is loaded or rewound, to 0 when a child
+    session must receive the whole list. If the list became shorter than the cursor (in-memory
+    scaffolding dropped after it was stored) the cursor follows it down, so nothing new is skipped.
+    """
 
     def __init__(self, flushed: int = 0) -> None:
         self.flushed = flushed
 
     def reset(self, flushed: int = 0) -> None:
-        self.flushed = flushed
+        self.flushed = max(0, flushed)
 
-    async def flush(
-        self,
-        db: SessionDB | None,
-        session_id: str,
-        messages: list[Message],
-        history_len: int | None,
-    ) -> int:
-        """Append `messages[max(history_len or 0, flushed):]`; returns how many rows were written."""
-        start = history_len or 0
-        flush_from = max(start, self.flushed)
-        pending = messages[flush_from:]
+    def pending(self, messages: list[Message]) -> list[Message]:
+        """The messages not yet written."""
+        return messages[min(self.flushed, len(messages)) :]
+
+    async def flush(self, db: SessionDB | None, session_id: str, messages: list[Message]) -> int:
+        """Append the pending messages to `session_id`; returns how many rows were written.
+
+        Each written message gets its row id as `_db_id` (what /undo rewinds to). A failed write
+        raises and leaves the cursor where it was, so the next flush retries the same messages.
+        """
+        pending = self.pending(messages)
         if db is None or not pending:
-            self.flushed = max(self.flushed, len(messages))
+            self.flushed = len(messages)
             return 0
         ids = await db.append_messages(session_id, [to_row(m) for m in pending])
         for message, row_id in zip(pending, ids, strict=False):

@@ -1,0 +1,349 @@
+"""The compression orchestrator: compress, then continue in a child session (reference §5).
+
+`CompressionOrchestrator.compress` takes the compression lock on the live session, runs the
+compressor, and — unless the compressor aborted or changed nothing — re-injects the active todo
+list, rebuilds the system prompt (re-reading memory from disk), and asks the live session to start
+its child (`LiveSession.start_child`: the old session ends "compression", the child gets the
+parent id, the lineage title "#N", the new prompt and the compressed list). It records what
+happened in `state_meta["compression:<child id>"]` and emits the events the gauge and the Review
+log update from, mid-turn. It returns a `CompressionResult`; it never raises for the caller.
+
+It is also the turn's window onto the compressor: the trigger predicates the turn runner asks
+(`should_compress`, `should_defer_preflight`, `in_loop_tokens`) and the window-lowering an
+overflow error asks for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hermes_tui.core.context.compressor import CompressOutcome, ContextCompressor
+from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
+from hermes_tui.core.emitter import Emitter
+from hermes_tui.core import events as ev
+from hermes_tui.core.memory import MemoryHooks
+from hermes_tui.core.messages import Message, content_text
+from hermes_tui.core.session.live import LiveSession
+from hermes_tui.core.session.meter import ContextMeter
+
+if TYPE_CHECKING:
+    from hermes_tui.store.db import SessionDB
+
+COMPACTING_STATUS = "🗜️ Compacting context — summarizing earlier conversation so I can continue..."
+
+
+@dataclass(frozen=True)
+class CompressionResult:
+    """What one compression did. `rotated` is True when the session moved to a child."""
+
+    messages: list[Message]
+    rotated: bool
+    aborted: bool = False
+    skipped: str = ""  # why nothing happened (lock held, nothing to compress …)
+    tokens_before: int = 0
+    tokens_after: int = 0
+    messages_before: int = 0
+    dropped: int = 0
+    fallback_used: bool = False
+    error: str = ""
+    session_id: str = ""  # the session the conversation continues in
+
+
+def join_tail(head: list[Message], tail: list[Message]) -> list[Message]:
+    """Append a verbatim tail so no two adjacent messages share the user role."""
+    if head and tail and head[-1].get("role") == "user" and tail[0].get("role") == "user":
+        merged = dict(head[-1])
+        merged["content"] = content_text(head[-1].get("content")) + "\n\n" + content_text(tail[0].get("content"))
+        return [*head[:-1], merged, *tail[1:]]
+    return [*head, *tail]
+
+
+class CompressionOrchestrator:
+    """Runs compressions of the live session and moves it into the child session."""
+
+    def __init__(
+        self,
+        *,
+        compressor: ContextCompressor,
+        session: LiveSession,
+        meter: ContextMeter,
+        emitter: Emitter,
+        memory_hooks: MemoryHooks,
+        agent_id: str,
+        enabled: bool,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._compressor = compressor
+        self._session = session
+        self._meter = meter
+        self._events = emitter
+        self._hooks = memory_hooks
+        self._agent_id = agent_id
+        self._clock = clock
+        self.enabled = enabled
+
+    # ------------------------------------------------------------------ triggers (read by the turn)
+
+    @property
+    def protect_first_n(self) -> int:
+        return self._compressor.protect_first_n
+
+    def should_compress(self, tokens: int) -> bool:
+        return self._compressor.should_compress(tokens)
+
+    def should_defer_preflight(self, rough: int) -> bool:
+        return self._compressor.should_defer_preflight_to_real_usage(rough)
+
+    def in_loop_tokens(self, rough: int) -> int:
+        return self._compressor.tokens_for_in_loop_check(rough)
+
+    def has_content_to_compress(self, messages: list[Message]) -> bool:
+        return self._compressor.has_content_to_compress(messages)
+
+    # ------------------------------------------------------------------ compress
+
+    @property
+    def _db(self) -> SessionDB | None:
+        return self._session.db
+
+    def _lock_holder(self) -> str:
+        return f"{os.getpid()}:{threading.get_ident()}:{self._agent_id}:{uuid.uuid4().hex[:8]}"
+
+    async def _acquire_lock(self, session_id: str, holder: str) -> bool:
+        if self._db is None:
+            return True
+        try:
+            return await self._db.acquire_compression_lock(session_id, holder)
+        except Exception:
+            return True  # a broken lock subsystem fails open
+
+    async def _release_lock(self, session_id: str, holder: str) -> None:
+        if self._db is None:
+            return
+        try:
+            await self._db.release_compression_lock(session_id, holder)
+        except Exception:
+            pass
+
+    async def compress(
+        self,
+        messages: list[Message],
+        *,
+        reason: str,
+        approx_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+        keep_tail: list[Message] | None = None,
+    ) -> CompressionResult:
+        """Compress `messages` and continue in a child session; `keep_tail` is re-joined verbatim after."""
+        old_id = self._session.id
+        tail = keep_tail or []
+        tokens_before = approx_tokens or self._meter.estimate(messages)
+        self._events.status(COMPACTING_STATUS)
+        self._events.emit(ev.CompressionStarted(old_id, reason, tokens_before, len(messages)))
+
+        def unchanged(skipped: str, *, aborted: bool, error: str = "") -> CompressionResult:
+            self._finished(len(messages), len(messages), tokens_before, tokens_before, aborted=True, error=error)
+            return CompressionResult(
+                [*messages, *tail] if tail else messages,
+                rotated=False,
+                aborted=aborted,
+                skipped=skipped,
+                tokens_before=tokens_before,
+                tokens_after=tokens_before,
+                messages_before=len(messages),
+                error=error,
+                session_id=old_id,
+            )
+
+        holder = self._lock_holder()
+        if not await self._acquire_lock(old_id, holder):
+            self._events.warn(
+                "⚠ Skipping concurrent compression — another path is already compressing this session.",
+                once_key=f"lock:{old_id}",
+            )
+            return unchanged("locked", aborted=False)
+        try:
+            self._hooks.on_pre_compress(messages)
+            try:
+                outcome = await self._compressor.run(
+                    messages, current_tokens=approx_tokens, focus_topic=focus_topic, force=force
+                )
+            except Exception as exc:
+                self._events.warn(f"⚠ Compression failed: {exc}. No messages were dropped.")
+                return unchanged(str(exc), aborted=True, error=str(exc))
+
+            if outcome.aborted:
+                err = outcome.error or "summary unavailable"
+                self._events.warn(
+                    f"⚠ Compression aborted: {err}. No messages were dropped — conversation continues "
+                    "unchanged. Run /compress to retry, or /new to start a fresh session.",
+                    once_key=f"abort:{err}",
+                )
+                return unchanged("aborted", aborted=True, error=err)
+            if not outcome.changed:
+                self._events.review("compression", "Nothing to compress — the conversation is too short")
+                return unchanged("nothing to compress", aborted=False)
+            return await self._rotate(messages, tail, outcome, reason, tokens_before, focus_topic)
+        finally:
+            await self._release_lock(old_id, holder)
+
+    async def _rotate(
+        self,
+        messages: list[Message],
+        tail: list[Message],
+        outcome: CompressOutcome,
+        reason: str,
+        tokens_before: int,
+        focus_topic: str | None,
+    ) -> CompressionResult:
+        if outcome.error:
+            self._events.warn(
+                f"⚠ Compression summary failed: {outcome.error}. Inserted a fallback context marker.",
+                once_key=f"summary:{outcome.error}",
+            )
+        compressed = list(outcome.messages)
+        todo_text = self._session.todo.format_for_reinjection()
+        if todo_text:
+            compressed.append({"role": "user", "content": todo_text})
+        compressed = join_tail(compressed, tail)
+
+        old_id = self._session.id
+        title = await self._child_title(old_id)
+        self._hooks.on_session_end(messages)
+        new_id = await self._session.start_child(
+            end_reason="compression",
+            reason="compression",
+            title=title,
+            system_prompt=self._session.rebuild_prompt(),  # re-reads memory from disk (§5 step 9)
+            messages=compressed,
+            announce_history=False,
+        )
+        self._hooks.on_session_switch(new_id, parent_session_id=old_id, reason="compression")
+        self._events.review("rotation", f"Session rotated {old_id} → {new_id}" + (f" “{title}”" if title else ""))
+
+        tokens_after = self._meter.estimate(self._session.messages)
+        self._compressor.note_compression_bookkeeping(tokens_after)
+        result = CompressionResult(
+            self._session.messages,
+            rotated=True,
+            tokens_before=tokens_before,
+            tokens_after=tokens_after,
+            messages_before=len(messages) + len(tail),
+            dropped=outcome.summarised_count,
+            fallback_used=outcome.fallback_used,
+            error=outcome.error or "",
+            session_id=new_id,
+        )
+        await self._record(result, old_id, messages, reason, focus_topic)
+        count = self._compressor.compression_count
+        if count >= 2:
+            self._events.warn(
+                f"⚠️ Session compressed {count} times — accuracy may degrade. Consider /new to start fresh.",
+                once_key=f"count:{count}",
+            )
+        if self._compressor.ineffective_compression_count >= 2:
+            self._events.warn(
+                "Automatic compression paused: the last two compressions saved less than 10 %. "
+                "Use /new to start fresh or /compress <topic> to focus the summary.",
+                once_key=f"thrash:{new_id}",
+            )
+        self._finished(
+            result.messages_before,
+            len(result.messages),
+            tokens_before,
+            tokens_after,
+            dropped=result.dropped,
+            fallback_used=result.fallback_used,
+            error=result.error,
+            focus=focus_topic or "",
+        )
+        self._meter.publish()
+        return result
+
+    async def _child_title(self, old_id: str) -> str | None:
+        """The lineage title for the continuation ("auth refactor #2"), when the parent has a title."""
+        db = self._db
+        if db is None or not self._session.title:
+            return None
+        try:
+            return await db.get_next_title_in_lineage(self._session.title)
+        except Exception:
+            return None
+
+    def _finished(
+        self,
+        before: int,
+        after: int,
+        tokens_before: int,
+        tokens_after: int,
+        *,
+        dropped: int = 0,
+        aborted: bool = False,
+        fallback_used: bool = False,
+        error: str = "",
+        focus: str = "",
+    ) -> None:
+        self._events.emit(
+            ev.CompressionFinished(
+                before=before,
+                after=after,
+                dropped=dropped,
+                fallback_used=fallback_used,
+                tokens_before=tokens_before,
+                tokens_after=tokens_after,
+                aborted=aborted,
+                summary_error=error,
+                focus_topic=focus,
+            )
+        )
+        if aborted:
+            return
+        saved = tokens_before - tokens_after
+        pct = int(saved * 100 / tokens_before) if tokens_before else 0
+        fallback = " (fallback summary — the summary model was unavailable)" if fallback_used else ""
+        focus_note = f", focus “{focus}”" if focus else ""
+        self._events.review(
+            "compression",
+            f"Compressed {before} → {after} messages, ~{tokens_before:,} → ~{tokens_after:,} "
+            f"tokens ({pct}% saved, {dropped} summarised{focus_note}){fallback}",
+        )
+
+    async def _record(
+        self,
+        result: CompressionResult,
+        old_id: str,
+        before: list[Message],
+        reason: str,
+        focus_topic: str | None,
+    ) -> None:
+        """What the compression did, for the inspector: `state_meta["compression:<child id>"]`."""
+        if self._db is None:
+            return
+        record = {
+            "parent_session_id": old_id,
+            "reason": reason,
+            "messages_before": result.messages_before,
+            "messages_after": len(result.messages),
+            "tokens_before": result.tokens_before,
+            "tokens_after": result.tokens_after,
+            "rough_tokens_before": estimate_messages_tokens_rough(before),
+            "rough_tokens_after": estimate_messages_tokens_rough(result.messages),
+            "dropped_count": result.dropped,
+            "focus_topic": focus_topic,
+            "fallback_used": result.fallback_used,
+            "summary_error": result.error or None,
+            "compression_count": self._compressor.compression_count,
+            "at": self._clock(),
+        }
+        try:
+            await self._db.set_meta(f"compression:{result.session_id}", json.dumps(record))
+        except Exception as exc:
+            self._events.warn(f"could not record compression details: {exc}")

@@ -1,0 +1,136 @@
+"""The context meter: how big the next request is, what the gauge shows, and the session's token totals.
+
+Owns `SessionTotals` (what the provider billed this session) and `ContextMeter`, which reads the live
+session (messages and cached system prompt), the compressor's budgets and usage tracking, and the
+tool schemas, and turns them into the rough request estimate the triggers use and the
+`ContextBudget` the token gauge draws (`publish` emits it as `UsageUpdated`). Recording a call's
+usage goes through here too, so totals, the compressor's tracking and the session row agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from hermes_tui.core import events as ev
+from hermes_tui.core.context.compressor import ContextCompressor
+from hermes_tui.core.context.tokens import TokenLedger, build_context_budget
+from hermes_tui.core.emitter import Emitter
+from hermes_tui.core.messages import Message
+from hermes_tui.core.providers.base import Usage
+from hermes_tui.core.session.live import LiveSession
+
+
+@dataclass
+class SessionTotals:
+    """Token counts billed in this session (reset by /new)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    api_calls: int = 0
+
+    def add(self, usage: Usage) -> None:
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.completion_tokens
+        self.cache_read_tokens += usage.cache_read_tokens
+        self.cache_write_tokens += usage.cache_write_tokens
+        self.reasoning_tokens += usage.reasoning_tokens
+        self.api_calls += 1
+
+    def reset(self) -> None:
+        for item in fields(self):
+            setattr(self, item.name, 0)
+
+    def as_dict(self) -> dict[str, int]:
+        return {item.name: getattr(self, item.name) for item in fields(self)}
+
+
+class ContextMeter:
+    """Measures the live context against the model's window."""
+
+    def __init__(
+        self,
+        *,
+        session: LiveSession,
+        compressor: ContextCompressor,
+        tool_schemas: Sequence[dict[str, Any]],
+        emitter: Emitter,
+        window_known: bool,
+        compression_enabled: bool,
+    ) -> None:
+        self._session = session
+        self._compressor = compressor
+        self._tool_schemas = list(tool_schemas)
+        self._events = emitter
+        self._compression_enabled = compression_enabled
+        self.window_known = window_known
+        self.ledger = TokenLedger()
+        self.totals = SessionTotals()
+
+    @property
+    def context_length(self) -> int:
+        return self._compressor.context_length
+
+    @property
+    def last_prompt_tokens(self) -> int:
+        """The last provider-reported prompt size (0 = none yet, -1 = unknown since a compression)."""
+        return self._compressor.last_prompt_tokens
+
+    def estimate(self, messages: Sequence[Message] | None = None) -> int:
+        """Rough size of the next request (messages + system prompt + tool schemas), cached per message."""
+        return self.ledger.rough_request_tokens(
+            self._session.messages if messages is None else messages,
+            self._session.system_prompt or "",
+            self._tool_schemas,
+        )
+
+    def budget(self, messages: Sequence[Message] | None = None) -> ev.ContextBudget:
+        c = self._compressor
+        return build_context_budget(
+            context_length=c.context_length,
+            threshold_tokens=c.threshold_tokens,
+            last_prompt_tokens=c.last_prompt_tokens,
+            estimated_tokens=self.estimate(messages),
+            cache_read_tokens=self.totals.cache_read_tokens,
+            cache_write_tokens=self.totals.cache_write_tokens,
+            compression_count=c.compression_count,
+            ineffective_compressions=c.ineffective_compression_count,
+            window_is_default=not self.window_known,
+            compression_enabled=self._compression_enabled,
+        )
+
+    def publish(self, messages: Sequence[Message] | None = None, usage: Usage | None = None) -> None:
+        """Emit what the gauge should show now."""
+        self._events.emit(
+            ev.UsageUpdated(
+                budget=self.budget(messages),
+                prompt_tokens=usage.prompt_tokens if usage else 0,
+                completion_tokens=usage.completion_tokens if usage else 0,
+                session_input_tokens=self.totals.input_tokens,
+                session_output_tokens=self.totals.output_tokens,
+            )
+        )
+
+    async def record(self, usage: Usage) -> None:
+        """One API call's usage: totals, the compressor's tracking, the session row."""
+        self.totals.add(usage)
+        self._compressor.update_from_response(usage.as_dict())
+        await self._session.record_usage(usage)
+
+    def lower_window(self, limit: int) -> bool:
+        """The provider named a smaller window: recompute every budget for it. True when lowered."""
+        if not limit or limit >= self._compressor.context_length:
+            return False
+        self._compressor.update_model(limit)
+        self.window_known = True
+        return True
+
+    def reset(self, *, totals: bool) -> None:
+        """A different conversation is live: forget the compressor's session state (and the totals)."""
+        self._compressor.reset_session_state()
+        if totals:
+            self.totals.reset()

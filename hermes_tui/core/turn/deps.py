@@ -1,0 +1,115 @@
+"""What a turn works with: narrow collaborator interfaces, bundled as `TurnDeps`.
+
+The turn package never imports the session package or the Agent: it names what it needs as
+`Protocol`s — the live session it reads and writes (`TurnSession`), the context meter
+(`Meter`), the compression orchestrator (`Compaction`) — and receives the concrete objects from
+the Agent, together with the provider, the tool registry, the event emitter and the settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from hermes_tui.config import Settings
+from hermes_tui.core.emitter import Emitter
+from hermes_tui.core.memory import MemoryHooks
+from hermes_tui.core.messages import Message
+from hermes_tui.core.providers.base import Provider, Usage
+from hermes_tui.core.todo import TodoStore
+from hermes_tui.core.tools.base import ToolContext
+from hermes_tui.core.tools.registry import ToolRegistry
+
+
+class Counters(Protocol):
+    """The per-session nudge counters a turn advances."""
+
+    user_turns: int
+    turns_since_memory: int
+
+
+class TurnSession(Protocol):
+    """The live session as a turn uses it."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def messages(self) -> list[Message]: ...
+
+    @property
+    def system_prompt(self) -> str | None: ...
+
+    todo: TodoStore
+    counters: Counters
+
+    async def ensure_row(self) -> bool: ...
+
+    async def flush(self, messages: list[Message] | None = None) -> None: ...
+
+    async def prompt(self) -> str: ...
+
+    def commit(self, messages: list[Message]) -> None: ...
+
+
+class Meter(Protocol):
+    """Sizes the context and tells the gauge."""
+
+    @property
+    def context_length(self) -> int: ...
+
+    @property
+    def totals(self) -> Any: ...
+
+    @property
+    def last_prompt_tokens(self) -> int: ...
+
+    def estimate(self, messages: Sequence[Message] | None = None) -> int: ...
+
+    def publish(self, messages: Sequence[Message] | None = None, usage: Usage | None = None) -> None: ...
+
+    async def record(self, usage: Usage) -> None: ...
+
+    def lower_window(self, limit: int) -> bool: ...
+
+
+class CompactionResult(Protocol):
+    @property
+    def messages(self) -> list[Message]: ...
+
+    @property
+    def rotated(self) -> bool: ...
+
+
+class Compaction(Protocol):
+    """The compression triggers' predicates and the compression itself."""
+
+    enabled: bool
+
+    def should_compress(self, tokens: int) -> bool: ...
+
+    def should_defer_preflight(self, rough: int) -> bool: ...
+
+    def in_loop_tokens(self, rough: int) -> int: ...
+
+    async def compress(
+        self, messages: list[Message], *, reason: str, approx_tokens: int | None = None
+    ) -> CompactionResult: ...
+
+
+@dataclass(frozen=True)
+class TurnDeps:
+    """The collaborators of every turn of one agent."""
+
+    session: TurnSession
+    provider: Provider
+    tools: ToolRegistry
+    tool_schemas: list[dict[str, Any]]
+    tool_context: Callable[[], ToolContext]
+    compaction: Compaction
+    meter: Meter
+    events: Emitter
+    hooks: MemoryHooks
+    settings: Settings
+    backoff_base: float = 2.0

@@ -1,0 +1,281 @@
+"""One user turn: prepare -> outer tool loop (with the inner retry loop) -> finish.
+
+Reference §6.0 (loop skeleton), §6.2 (response processing), §7 (empty-response layers) and §8
+(finishing). `TurnRunner` works with the collaborators in `TurnDeps` — the live session, the
+provider, the tool registry, the compression orchestrator, the context meter, the event emitter —
+never with the Agent. The retry loop is `hermes_tui.core.turn.calls`; what a response leads to is
+`hermes_tui.core.turn.responses`.
+
+Interrupts: a cancelled turn (Ctrl-C) is caught here. The partial answer is kept as an assistant
+message marked interrupted, unanswered tool calls get error results so the history stays valid,
+everything is flushed to state.db, and `TurnFinished(interrupted=True)` is emitted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from hermes_tui.core import events as ev
+from hermes_tui.core.context.scaffolding import strip_trailing_scaffolding
+from hermes_tui.core.messages import tool_call_ids
+from hermes_tui.core.turn import responses
+from hermes_tui.core.turn.calls import FAILED, RESTART, call_with_recovery
+from hermes_tui.core.turn.deps import TurnDeps
+from hermes_tui.core.turn.state import TurnResult, TurnState
+from hermes_tui.core.turn.streaming import StreamAccumulator, strip_think_blocks
+
+MAX_ITERATIONS_PROMPT = (
+    "You've reached the maximum number of tool-calling iterations allowed. Please provide a final "
+    "response summarizing what you've found and accomplished so far, without calling any more tools."
+)
+INTERRUPTED_TOOL_RESULT = "Error executing tool: interrupted by the user before it finished."
+PREFLIGHT_PASSES = 3
+
+
+def sanitize_surrogates(text: str) -> str:
+    """`text` with lone surrogates replaced, so it can be encoded and stored."""
+    return text.encode("utf-8", "replace").decode("utf-8") if any("\ud800" <= ch <= "\udfff" for ch in text) else text
+
+
+class TurnRunner:
+    """Runs one `run_conversation` call."""
+
+    def __init__(self, deps: TurnDeps, user_message: str) -> None:
+        self.deps = deps
+        self.state = TurnState(user_message=sanitize_surrogates(user_message))
+
+    # ------------------------------------------------------------------ entry
+
+    async def run(self) -> TurnResult:
+        deps, state = self.deps, self.state
+        session = deps.session
+        await session.ensure_row()
+        state.messages = list(session.messages)
+        if not session.todo.items:
+            session.todo.hydrate_from_history(state.messages)
+        self._count_user_turn()
+        state.messages.append({"role": "user", "content": state.user_message})
+        deps.events.emit(ev.TurnStarted(session.id, state.user_message))
+        try:
+            await session.prompt()
+            deps.meter.publish(state.messages)
+            await self._preflight()
+            deps.hooks.on_turn_start(session.counters.user_turns, state.user_message)
+            await self._main_loop()
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            self._on_interrupt()
+        except Exception as exc:  # a bug must not lose the user's turn
+            self._fail("internal_error", f"internal error: {type(exc).__name__}: {exc}")
+        return await asyncio.shield(self._finish())
+
+    def _fail(self, exit_reason: str, error: str) -> None:
+        """End the turn as failed with a user-facing message (shown as a warning and in the result)."""
+        self.state.end_failed(exit_reason, error)
+        self.deps.events.warn(error)
+
+    def _count_user_turn(self) -> None:
+        memory = self.deps.settings.memory
+        counters = self.deps.session.counters
+        interval = memory.nudge_interval
+        if counters.user_turns == 0:
+            prior = sum(1 for m in self.state.messages if m.get("role") == "user")
+            counters.user_turns = prior
+            if interval > 0:
+                counters.turns_since_memory = prior % interval
+        counters.user_turns += 1
+        if interval > 0 and memory.memory_enabled:
+            counters.turns_since_memory += 1
+            if counters.turns_since_memory >= interval:
+                counters.turns_since_memory = 0
+
+    # ------------------------------------------------------------------ compression triggers
+
+    async def _preflight(self) -> None:
+        """Compress before the first call when the history is already over the threshold (§6.0 step 4)."""
+        deps, state = self.deps, self.state
+        comp = deps.settings.compression
+        compaction = deps.compaction
+        if not compaction.enabled or len(state.messages) <= comp.protect_first_n + comp.protect_last_n + 1:
+            return
+        rough = deps.meter.estimate(state.messages)
+        if compaction.should_defer_preflight(rough):
+            return
+        # Unlike Hermes we do not seed last_prompt_tokens with the rough figure: the gauge shows the
+        # estimate itself, marked as one, until the provider reports a real count.
+        for _ in range(PREFLIGHT_PASSES):
+            if not compaction.should_compress(rough):
+                break
+            if not await self._compress("preflight", rough, flush_first=False):
+                break
+            rough = deps.meter.estimate(state.messages)
+
+    async def _after_tools_check(self) -> None:
+        """In-loop trigger: provider prompt tokens only, never prompt+completion (#12026)."""
+        deps = self.deps
+        if not deps.compaction.enabled:
+            return
+        tokens = deps.compaction.in_loop_tokens(deps.meter.estimate(self.state.messages))
+        if deps.compaction.should_compress(tokens):
+            await self._compress("threshold", tokens)
+
+    async def _compress(self, reason: str, approx_tokens: int, *, flush_first: bool = True) -> bool:
+        """Compress the working list and continue in the child session; True when the list shrank."""
+        deps, state = self.deps, self.state
+        if flush_first:
+            await deps.session.flush(state.messages)
+        before = len(state.messages)
+        result = await deps.compaction.compress(state.messages, reason=reason, approx_tokens=approx_tokens)
+        if result.rotated:
+            state.messages = list(result.messages)
+            state.reset_empty_recovery()
+        return len(state.messages) < before
+
+    # ------------------------------------------------------------------ main loop
+
+    async def _main_loop(self) -> None:
+        state = self.state
+        max_iterations = self.deps.settings.agent.max_turns
+        while state.api_calls < max_iterations:
+            state.api_calls += 1
+            response = await call_with_recovery(state, self.deps, self._compress)
+            if response is RESTART:
+                state.api_calls -= 1
+                continue
+            if response is FAILED:
+                return
+            assert isinstance(response, StreamAccumulator)
+            if await self._process(response):
+                return
+        if state.final_response is None and not state.failed:
+            await self._handle_max_iterations()
+
+    async def _handle_max_iterations(self) -> None:
+        state = self.state
+        state.tools_enabled = False
+        state.extra_messages = [{"role": "user", "content": MAX_ITERATIONS_PROMPT}]
+        self.deps.events.status("Iteration budget reached — asking for a final summary")
+        response = await call_with_recovery(state, self.deps, self._compress)
+        state.extra_messages = []
+        if isinstance(response, StreamAccumulator):
+            text = strip_think_blocks(response.text)
+            responses.append_final(state, response, text or "(empty)")
+        state.exit_reason = "max_iterations"
+
+    async def _process(self, acc: StreamAccumulator) -> bool:
+        """Handle one successful response; True when the turn is done."""
+        state, events = self.state, self.deps.events
+        if acc.finish_reason == "length":
+            return responses.handle_length(state, acc, events, self.deps.settings.model.max_tokens)
+        if acc.tool_calls:
+            await self._run_tools(acc)
+            return state.failed
+        if not responses.accept_answer(state, acc):
+            return responses.handle_empty(state, acc, events)
+        self.deps.meter.publish(state.messages)
+        return True
+
+    async def _run_tools(self, acc: StreamAccumulator) -> None:
+        deps, state = self.deps, self.state
+        events = deps.events
+        state.pop_prefill()
+        state.reset_empty_recovery()
+        state.nudged_this_round = False
+        state.messages.append(acc.assistant_message())
+        names = tuple(call.name for call in acc.tool_calls)
+        if strip_think_blocks(acc.text):
+            state.last_content_with_tools = acc.text
+            state.last_tool_names = names
+        context = deps.tool_context()
+        for call in acc.tool_calls:
+            events.emit(ev.ToolCallStarted(call.id, call.name, call.arguments))
+            started = time.monotonic()
+            result = await deps.tools.dispatch(call.name, call.arguments, context)
+            events.emit(
+                ev.ToolCallFinished(call.id, call.name, result.content, result.is_error, time.monotonic() - started)
+            )
+            state.messages.append(
+                {"role": "tool", "content": result.content, "tool_call_id": call.id, "tool_name": call.name}
+            )
+        await deps.session.flush(state.messages)
+        deps.meter.publish(state.messages)
+        await self._after_tools_check()
+
+    # ------------------------------------------------------------------ interrupt & finish
+
+    def _on_interrupt(self) -> None:
+        state, events = self.state, self.deps.events
+        state.interrupted = True
+        state.exit_reason = "interrupted"
+        acc = state.acc
+        partial_text = acc.text if acc is not None else ""
+        if acc is not None and partial_text.strip():
+            state.pop_prefill()
+            state.messages.append({"role": "assistant", "content": partial_text, "finish_reason": "interrupted"})
+            state.final_response = partial_text
+        if acc is not None:
+            events.emit(ev.AssistantFinished(partial_text, 0, "interrupted", interrupted=True))
+            state.acc = None
+        self._answer_open_tool_calls()
+        events.review("info", "Turn interrupted — the partial answer was kept")
+
+    def _answer_open_tool_calls(self) -> None:
+        """Give every unanswered tool call of the last assistant message an error result."""
+        messages = self.state.messages
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if message.get("role") == "assistant":
+                if not message.get("tool_calls"):
+                    return
+                answered = {m.get("tool_call_id") for m in messages[index + 1 :] if m.get("role") == "tool"}
+                for cid in tool_call_ids(message):
+                    if cid not in answered:
+                        name = next((c["function"]["name"] for c in message["tool_calls"] if c.get("id") == cid), "")
+                        messages.append(
+                            {"role": "tool", "content": INTERRUPTED_TOOL_RESULT, "tool_call_id": cid, "tool_name": name}
+                        )
+                return
+            if message.get("role") == "user":
+                return
+
+    async def _finish(self) -> TurnResult:
+        deps, state = self.deps, self.state
+        session = deps.session
+        state.messages = strip_trailing_scaffolding(state.messages)
+        if not state.skip_persist:
+            await session.flush(state.messages)
+        session.commit([m for m in state.messages if not m.get("_empty_terminal_sentinel")])
+        completed = state.final_response is not None and not state.failed and not state.interrupted
+        if completed and not state.partial:
+            deps.hooks.sync_turn(state.user_message, state.final_response or "", session.id)
+        deps.meter.publish(session.messages)
+        exit_reason = state.exit_reason or ("failed" if state.failed else "done")
+        result = TurnResult(
+            final_response=state.final_response,
+            session_id=session.id,
+            api_calls=state.api_calls,
+            completed=completed,
+            interrupted=state.interrupted,
+            failed=state.failed,
+            partial=state.partial,
+            error=state.error,
+            exit_reason=exit_reason,
+            usage=deps.meter.totals.as_dict(),
+            last_prompt_tokens=max(0, deps.meter.last_prompt_tokens),
+            messages=session.messages,
+        )
+        deps.events.emit(
+            ev.TurnFinished(
+                session_id=session.id,
+                final_response=state.final_response,
+                interrupted=state.interrupted,
+                failed=state.failed,
+                error=state.error,
+                api_calls=state.api_calls,
+                exit_reason=exit_reason,
+            )
+        )
+        return result

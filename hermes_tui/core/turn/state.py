@@ -1,0 +1,89 @@
+"""The state of one user turn, and what the turn hands back.
+
+`TurnState` is plain data the runner, the retry loop and the response handlers share while one
+`run_conversation` call lasts: the working message list, counters of each recovery path, and how
+the turn is ending. `TurnResult` is what the caller gets (and `--json` prints).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hermes_tui.core.messages import Message
+from hermes_tui.core.turn.streaming import StreamAccumulator
+
+
+@dataclass
+class TurnResult:
+    final_response: str | None
+    session_id: str
+    api_calls: int = 0
+    completed: bool = False
+    interrupted: bool = False
+    failed: bool = False
+    partial: bool = False
+    error: str = ""
+    exit_reason: str = ""
+    usage: dict[str, int] = field(default_factory=dict)
+    last_prompt_tokens: int = 0
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "final_response": self.final_response,
+            "session_id": self.session_id,
+            "api_calls": self.api_calls,
+            "completed": self.completed,
+            "interrupted": self.interrupted,
+            "failed": self.failed,
+            "error": self.error or None,
+            "exit_reason": self.exit_reason,
+            "usage": self.usage,
+            "last_prompt_tokens": self.last_prompt_tokens,
+        }
+
+
+@dataclass
+class TurnState:
+    """Everything one turn tracks between API calls."""
+
+    user_message: str
+    messages: list[Message] = field(default_factory=list)
+    api_calls: int = 0
+    # how the turn ends
+    final_response: str | None = None
+    interrupted: bool = False
+    failed: bool = False
+    partial: bool = False
+    error: str = ""
+    exit_reason: str = ""
+    skip_persist: bool = False
+    # the call in flight (kept so an interrupt can save what it streamed)
+    acc: StreamAccumulator | None = None
+    # request shaping
+    max_tokens_override: int | None = None
+    extra_messages: list[Message] = field(default_factory=list)
+    tools_enabled: bool = True
+    # recovery counters
+    compression_attempts: int = 0
+    length_continues: int = 0
+    truncated_tool_retries: int = 0
+    truncated_parts: list[str] = field(default_factory=list)
+    empty_retries: int = 0
+    prefill_retries: int = 0
+    nudged_this_round: bool = False
+    last_content_with_tools: str | None = None
+    last_tool_names: tuple[str, ...] = ()
+
+    def end_failed(self, exit_reason: str, error: str) -> None:
+        self.failed = True
+        self.exit_reason = exit_reason
+        self.error = error
+
+    def reset_empty_recovery(self) -> None:
+        self.empty_retries = 0
+        self.prefill_retries = 0
+
+    def pop_prefill(self) -> None:
+        self.messages = [m for m in self.messages if not m.get("_thinking_prefill")]

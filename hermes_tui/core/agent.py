@@ -27,7 +27,9 @@ from hermes_tui.core.persistence import FlushCursor
 from hermes_tui.core.prompt import PromptInputs, build_system_prompt
 from hermes_tui.core.providers.base import Provider, Usage
 from hermes_tui.core.todo import TodoStore
-from hermes_tui.core.tools.registry import Approver, ToolContext, ToolRegistry, default_registry
+from hermes_tui.core.tools.base import Approver, ToolContext
+from hermes_tui.core.tools.defaults import default_registry
+from hermes_tui.core.tools.registry import ToolRegistry
 from hermes_tui.store.ids import new_session_id
 
 if TYPE_CHECKING:

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
-from hermes_tui.core.tools.registry import Approver, FunctionTool, ToolContext, ToolRegistry, default_registry
+from hermes_tui.core.tools.base import Approver, FunctionTool, ToolContext
+from hermes_tui.core.tools.defaults import default_registry
+from hermes_tui.core.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent

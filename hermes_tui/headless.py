@@ -76,7 +76,7 @@ def _short_args(arguments: str, limit: int = 80) -> str:
 
 def terminal_approver(stdin: TextIO, err: TextIO) -> Any:
     """Ask y/N on the terminal (stdin must be a TTY)."""
-    from hermes_tui.core.tools.registry import ApprovalRequest
+    from hermes_tui.core.tools.base import ApprovalRequest
 
     async def approve(request: ApprovalRequest) -> bool:
         risk = f" — risky: {', '.join(request.reasons)}" if request.reasons else ""

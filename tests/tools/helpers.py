@@ -13,7 +13,7 @@ from typing import Any
 
 from hermes_tui.config import ToolsSettings
 from hermes_tui.core.todo import TodoStore
-from hermes_tui.core.tools.registry import ApprovalRequest, ToolContext
+from hermes_tui.core.tools.base import ApprovalRequest, ToolContext
 
 NOBODY_UID = 65534
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from hermes_tui.core.tools.base import ToolContext, ToolResult
+from hermes_tui.core.tools.defaults import default_registry
 from hermes_tui.core.tools.files import MAX_LINE_CHARS, ReadFileTool
-from hermes_tui.core.tools.registry import ToolContext, ToolResult, default_registry
 from tests.tools.helpers import make_context, run_unprivileged
 
 

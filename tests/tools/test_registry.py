@@ -9,16 +9,9 @@ from typing import Any
 
 import pytest
 
-from hermes_tui.core.tools.registry import (
-    FunctionTool,
-    Tool,
-    ToolContext,
-    ToolRegistry,
-    ToolResult,
-    default_registry,
-    object_schema,
-    param,
-)
+from hermes_tui.core.tools.base import FunctionTool, Tool, ToolContext, ToolResult, object_schema, param
+from hermes_tui.core.tools.defaults import default_registry
+from hermes_tui.core.tools.registry import ToolRegistry
 from tests.tools.helpers import make_context
 
 DEFAULT_TOOLS = ["read_file", "write_file", "search_files", "terminal", "todo"]

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from hermes_tui.core.tools.base import ToolContext, ToolResult
+from hermes_tui.core.tools.defaults import default_registry
 from hermes_tui.core.tools.files import SearchFilesTool
-from hermes_tui.core.tools.registry import ToolContext, ToolResult, default_registry
 from tests.tools.helpers import make_context
 
 

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from hermes_tui.core.tools.base import ApprovalRequest, ToolContext, ToolResult
 from hermes_tui.core.tools.danger import RM_RECURSIVE_FORCE, assess_command
-from hermes_tui.core.tools.registry import ApprovalRequest, ToolContext, ToolRegistry, ToolResult
+from hermes_tui.core.tools.registry import ToolRegistry
 from hermes_tui.core.tools.terminal import (
     DENIED_BY_USER,
     DENIED_NO_APPROVER,

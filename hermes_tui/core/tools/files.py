@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from hermes_tui.core.tools.registry import Tool, ToolContext, ToolResult, object_schema, param
+from hermes_tui.core.tools.base import Tool, ToolContext, ToolResult, object_schema, param
 
 BINARY_SNIFF_BYTES = 8192
 MAX_LINE_CHARS = 2000

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_tui.core.tools.danger import assess_command
-from hermes_tui.core.tools.registry import (
+from hermes_tui.core.tools.base import (
     ApprovalRequest,
     Tool,
     ToolContext,
@@ -30,6 +29,7 @@ from hermes_tui.core.tools.registry import (
     object_schema,
     param,
 )
+from hermes_tui.core.tools.danger import assess_command
 
 DEFAULT_OUTPUT_HEAD_BYTES = 20_000
 DEFAULT_OUTPUT_TAIL_BYTES = 30_000

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from hermes_tui.core.todo import STATUSES, TodoError
-from hermes_tui.core.tools.registry import Tool, ToolContext, ToolResult, object_schema, param
+from hermes_tui.core.tools.base import Tool, ToolContext, ToolResult, object_schema, param
 
 _ITEM_SCHEMA = {
     "type": "object",

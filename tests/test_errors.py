@@ -7,6 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from hermes_tui.core.providers.anthropic import AnthropicProvider
+from hermes_tui.core.providers.base import ChatRequest, Provider
+from hermes_tui.core.providers.openai import OpenAIProvider
 from hermes_tui.core.turn.errors import (
     ClassifiedError,
     FailoverReason,
@@ -14,9 +17,6 @@ from hermes_tui.core.turn.errors import (
     parse_available_output_tokens_from_error,
     parse_context_limit_from_error,
 )
-from hermes_tui.core.providers.anthropic import AnthropicProvider
-from hermes_tui.core.providers.base import ChatRequest, Provider
-from hermes_tui.core.providers.openai import OpenAIProvider
 from tests.fake_llm import Disconnect, Fail, FakeLLMServer, Hang, Step, StreamError
 
 R = FailoverReason

@@ -9,9 +9,9 @@ from email.utils import format_datetime
 
 import pytest
 
-from hermes_tui.core import retry
 from hermes_tui.core.providers.base import ChatRequest
 from hermes_tui.core.providers.openai import OpenAIProvider
+from hermes_tui.core.turn import retry
 from hermes_tui.core.turn.retry import interruptible_sleep, jittered_backoff, retry_after_seconds
 from tests.fake_llm import Fail, FakeLLMServer
 

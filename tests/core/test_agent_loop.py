@@ -127,8 +127,8 @@ async def test_flush_cursor_never_writes_a_row_twice(tmp_path: Path, project: Pa
     await agent.run_conversation("hello there")
     count = len(await rows(db, first.session_id))
     assert count == 6  # user, assistant+call, tool, assistant, user, assistant
-    await agent.flush(agent.messages, None)  # an extra flush on any exit path writes nothing
-    await agent.flush(agent.messages, len(agent.messages))
+    await agent.session.flush()  # an extra flush on any exit path writes nothing
+    await agent.session.flush(list(agent.messages))
     assert len(await rows(db, first.session_id)) == count
     session = await db.get_session(first.session_id)
     assert session["message_count"] == count and session["tool_call_count"] == 1

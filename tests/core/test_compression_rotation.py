@@ -159,7 +159,7 @@ async def test_preflight_compresses_an_oversized_history_before_the_first_call(
     for message in agent.messages:
         if message["role"] == "assistant":
             message["content"] = message["content"] + " lorem ipsum dolor" * 1_500
-    agent.ledger.reset()
+    agent.meter.ledger.reset()
     before = agent.session_id
     server.enqueue(Reply(text=SUMMARY), Reply(text="Fresh answer."))
     result = await agent.run_conversation("continue")
@@ -222,7 +222,7 @@ async def test_manual_compress_with_focus_and_here(tmp_path: Path, server: FakeL
 async def test_todo_list_survives_compression(tmp_path: Path, server: FakeLLMServer) -> None:
     agent, db, _ = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     await _seed_turns(agent, server, 6)
-    agent.todo.write([{"id": "1", "content": "write tests", "status": "in_progress"}])
+    agent.session.todo.write([{"id": "1", "content": "write tests", "status": "in_progress"}])
     server.enqueue(Reply(text=SUMMARY))
     await run_command(agent, "/compress")
     assert "[Your active task list was preserved across context compression]" in agent.messages[-1]["content"]

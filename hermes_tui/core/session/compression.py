@@ -24,10 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import CompressOutcome, ContextCompressor
 from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
 from hermes_tui.core.emitter import Emitter
-from hermes_tui.core import events as ev
 from hermes_tui.core.memory import MemoryHooks
 from hermes_tui.core.messages import Message, content_text
 from hermes_tui.core.session.live import LiveSession

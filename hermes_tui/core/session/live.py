@@ -169,14 +169,12 @@ class LiveSession:
         if self._row_created or self._db is None:
             return self._row_created
         fields: dict[str, Any] = {"title": self._title, "parent_session_id": self._parent_id}
-        for attempt in range(3):
+        while True:
             try:
-                await self._db.create_session(
-                    self._id, self._source, model=self._model(), cwd=str(self._cwd), **fields
-                )
-            except ValueError as exc:  # a title conflict or a missing parent: drop it and retry
-                dropped = "title" if fields.get("title") else "parent_session_id" if fields.get("parent_session_id") else ""
-                if not dropped or attempt == 2:
+                await self._db.create_session(self._id, self._source, model=self._model(), cwd=str(self._cwd), **fields)
+            except ValueError as exc:  # a title conflict or a missing parent: save without it
+                dropped = next((key for key in ("title", "parent_session_id") if fields[key]), None)
+                if dropped is None:
                     self._events.warn(f"could not create the session row: {exc}")
                     return False
                 self._events.warn(f"{exc} — saving the session without it")
@@ -192,7 +190,6 @@ class LiveSession:
                 return False
             self._row_created = True
             return True
-        return False
 
     async def flush(self, messages: list[Message] | None = None) -> None:
         """Write what `messages` (default: the live list) holds beyond the cursor; never raises."""

@@ -132,7 +132,9 @@ async def _recover(
             state.compression_attempts += 1
             lowered = bool(limit) and deps.meter.lower_window(int(limit or 0))
             if lowered:
-                events.review("compression", f"Provider reported a {limit:,}-token window — gauge and threshold lowered")
+                events.review(
+                    "compression", f"Provider reported a {limit:,}-token window — gauge and threshold lowered"
+                )
             events.status("🗜️ Request too large for the model — compressing and retrying")
             shrank = await compress("overflow", deps.meter.estimate(state.messages))
             if shrank or lowered:

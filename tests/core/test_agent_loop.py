@@ -238,10 +238,9 @@ async def test_repeated_empty_responses_end_with_an_explanation(tmp_path: Path, 
 
 
 async def test_max_iterations_asks_for_a_final_summary(tmp_path: Path, server: FakeLLMServer, project: Path) -> None:
-    from hermes_tui.config import Settings
+    from hermes_tui.config import AgentSettings, Settings
 
-    settings = Settings()
-    settings.agent.max_turns = 2
+    settings = Settings(agent=AgentSettings(max_turns=2))
     server.enqueue(
         Reply(tool_calls=[("a", "read_file", '{"path": "README.md"}')]),
         Reply(tool_calls=[("b", "read_file", '{"path": "README.md"}')]),

@@ -2,8 +2,9 @@
 
 The first frame paints before anything heavy happens: the database opens and the provider SDK is
 imported in a startup worker after mount. Each turn runs in an async worker in the exclusive
-group "turn". Core events arrive through the Agent's sink as `CoreEvent` messages and are routed
-to the conversation, lineage tree, token gauge, review log and status bar.
+group "turn". Core events arrive through the Agent's sink as `CoreEvent` messages; a dispatch
+table keyed by event class (`EVENT_HANDLERS`) hands each to the one method that updates the
+conversation, lineage tree, token gauge, review log or status bar.
 
 Ctrl-C ladder: text in the input -> clear it; a turn running -> interrupt it (the partial answer
 stays, marked interrupted, and is saved); idle -> a second Ctrl-C within 2 s quits. Ctrl-Q quits.
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual.app import App
 from textual.binding import Binding
@@ -30,7 +32,29 @@ from hermes_tui.store.models import EDGE_ROOT, LineageNode
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 
+if TYPE_CHECKING:
+    from hermes_tui.core.agent import Agent
+    from hermes_tui.core.tools.registry import ApprovalRequest
+    from hermes_tui.store.db import SessionDB
+
 QUIT_WINDOW_S = 2.0
+
+EventT = TypeVar("EventT", bound=ev.Event)
+Handler = Callable[["HermesApp", EventT], Awaitable[None]]
+EVENT_HANDLERS: dict[type[ev.Event], Handler[Any]] = {}
+"""Core event class -> the HermesApp method that shows it (filled by `@handles`)."""
+
+
+def handles(event_type: type[EventT]) -> Callable[[Handler[EventT]], Handler[EventT]]:
+    """Register the decorated HermesApp method as the one handler of `event_type`."""
+
+    def register(method: Handler[EventT]) -> Handler[EventT]:
+        if event_type in EVENT_HANDLERS:
+            raise ValueError(f"{event_type.__name__} already has a handler")
+        EVENT_HANDLERS[event_type] = method
+        return method
+
+    return register
 
 
 class CoreEvent(Message):
@@ -65,8 +89,8 @@ class HermesApp(App[int]):
         self.choice = choice
         self.resume_ref = resume
         self.cwd = cwd
-        self.agent: Any = None
-        self.db: Any = None
+        self.agent: Agent | None = None
+        self.db: SessionDB | None = None
         self.startup_error: str | None = None
         self.turn_worker: Worker[Any] | None = None
         self.command_worker: Worker[Any] | None = None
@@ -101,7 +125,7 @@ class HermesApp(App[int]):
         from hermes_tui.store.errors import StoreError
 
         try:
-            self.agent, self.db = await open_agent(
+            agent, db = await open_agent(
                 home=self.home,
                 settings=self.settings,
                 choice=self.choice,
@@ -114,14 +138,15 @@ class HermesApp(App[int]):
             self.startup_error = str(exc)
             self.exit(2)
             return
+        self.agent, self.db = agent, db
         if self.resume_ref:
             try:
-                await load_session(self.agent, await resolve_target(self.agent, self.resume_ref))
+                await load_session(agent, await resolve_target(agent, self.resume_ref))
             except SessionCommandError as exc:
                 self.notify(str(exc), severity="error")
-        row = await self.db.get_session(self.agent.session_id)
-        self.main.status_bar.set_session(self.agent.session_id, (row or {}).get("title"))
-        self.main.gauge.budget = self.agent.budget()
+        row = await db.get_session(agent.session_id)
+        self.main.status_bar.set_session(agent.session_id, (row or {}).get("title"))
+        self.main.gauge.budget = agent.budget()
         await self.refresh_lineage()
         self.ready.set()
         await self._warm_up_sdk()
@@ -164,54 +189,92 @@ class HermesApp(App[int]):
         self.main.lineage.set_nodes(nodes, self.agent.session_id)
 
     async def on_core_event(self, message: CoreEvent) -> None:
+        """Hand the event to its handler; events nobody shows (e.g. TurnStarted) are ignored."""
         event = message.event
-        main = self.main
-        convo = main.conversation
-        if isinstance(event, ev.TextDelta):
-            convo.append_text(event.text)
-        elif isinstance(event, ev.ReasoningDelta):
-            convo.append_reasoning(event.text)
-        elif isinstance(event, ev.AssistantStarted):
-            convo.begin_assistant()
-            main.status_bar.state = "streaming"
-        elif isinstance(event, ev.AssistantFinished):
-            convo.end_assistant(interrupted=event.interrupted)
-        elif isinstance(event, ev.ToolCallStarted):
-            convo.add_tool_call(event.call_id, event.name, event.arguments)
-            main.status_bar.state = f"running {event.name}"
-        elif isinstance(event, ev.ToolCallFinished):
-            convo.finish_tool_call(event.call_id, event.result, event.is_error, event.duration_s)
-        elif isinstance(event, ev.UsageUpdated):
-            main.gauge.budget = event.budget
-        elif isinstance(event, ev.CompressionStarted):
-            main.status_bar.state = "compressing"
-            convo.add_notice("compression", f"Compressing context ({event.reason}, ~{event.tokens:,} tokens)…")
-        elif isinstance(event, ev.CompressionFinished):
-            if not event.aborted:
-                fallback = " — fallback summary" if event.fallback_used else ""
-                convo.add_notice(
-                    "compression",
-                    f"Context compressed: {event.before} → {event.after} messages, "
-                    f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens{fallback}",
-                )
-        elif isinstance(event, ev.SessionRotated):
-            main.status_bar.set_session(event.new, event.title or self.agent.pending_title)
-            if event.reason == "compression":
-                convo.add_notice("rotation", f"Continued in child session {event.new}")
-            await self.refresh_lineage()
-        elif isinstance(event, ev.ReviewEntry):
-            main.review_log.add_entry(event.kind, event.text)
-        elif isinstance(event, ev.Warning):
-            convo.add_notice("warning", event.text)
-        elif isinstance(event, ev.Status):
-            main.status_bar.state = event.text
-        elif isinstance(event, ev.HistoryReplaced):
-            convo.load_history(event.messages)
-        elif isinstance(event, ev.TurnFinished):
-            main.status_bar.state = "interrupted" if event.interrupted else "idle"
-            if event.failed and event.error:
-                convo.add_notice("warning", event.error)
-            await self.refresh_lineage()
+        for event_type in type(event).__mro__:
+            handler = EVENT_HANDLERS.get(event_type)
+            if handler is not None:
+                await handler(self, event)
+                return
+
+    @handles(ev.TextDelta)
+    async def _show_text_delta(self, event: ev.TextDelta) -> None:
+        self.main.conversation.append_text(event.text)
+
+    @handles(ev.ReasoningDelta)
+    async def _show_reasoning_delta(self, event: ev.ReasoningDelta) -> None:
+        self.main.conversation.append_reasoning(event.text)
+
+    @handles(ev.AssistantStarted)
+    async def _show_assistant_started(self, event: ev.AssistantStarted) -> None:
+        self.main.conversation.begin_assistant()
+        self.main.status_bar.state = "streaming"
+
+    @handles(ev.AssistantFinished)
+    async def _show_assistant_finished(self, event: ev.AssistantFinished) -> None:
+        self.main.conversation.end_assistant(interrupted=event.interrupted)
+
+    @handles(ev.ToolCallStarted)
+    async def _show_tool_call_started(self, event: ev.ToolCallStarted) -> None:
+        self.main.conversation.add_tool_call(event.call_id, event.name, event.arguments)
+        self.main.status_bar.state = f"running {event.name}"
+
+    @handles(ev.ToolCallFinished)
+    async def _show_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
+        self.main.conversation.finish_tool_call(event.call_id, event.result, event.is_error, event.duration_s)
+
+    @handles(ev.UsageUpdated)
+    async def _show_usage(self, event: ev.UsageUpdated) -> None:
+        self.main.gauge.budget = event.budget
+
+    @handles(ev.CompressionStarted)
+    async def _show_compression_started(self, event: ev.CompressionStarted) -> None:
+        self.main.status_bar.state = "compressing"
+        self.main.conversation.add_notice(
+            "compression", f"Compressing context ({event.reason}, ~{event.tokens:,} tokens)…"
+        )
+
+    @handles(ev.CompressionFinished)
+    async def _show_compression_finished(self, event: ev.CompressionFinished) -> None:
+        if event.aborted:
+            return
+        fallback = " — fallback summary" if event.fallback_used else ""
+        self.main.conversation.add_notice(
+            "compression",
+            f"Context compressed: {event.before} → {event.after} messages, "
+            f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens{fallback}",
+        )
+
+    @handles(ev.SessionRotated)
+    async def _show_session_rotated(self, event: ev.SessionRotated) -> None:
+        assert self.agent is not None  # events come from the agent
+        self.main.status_bar.set_session(event.new, event.title or self.agent.pending_title)
+        if event.reason == "compression":
+            self.main.conversation.add_notice("rotation", f"Continued in child session {event.new}")
+        await self.refresh_lineage()
+
+    @handles(ev.ReviewEntry)
+    async def _show_review_entry(self, event: ev.ReviewEntry) -> None:
+        self.main.review_log.add_entry(event.kind, event.text)
+
+    @handles(ev.Warning)
+    async def _show_warning(self, event: ev.Warning) -> None:
+        self.main.conversation.add_notice("warning", event.text)
+
+    @handles(ev.Status)
+    async def _show_status(self, event: ev.Status) -> None:
+        self.main.status_bar.state = event.text
+
+    @handles(ev.HistoryReplaced)
+    async def _show_history_replaced(self, event: ev.HistoryReplaced) -> None:
+        self.main.conversation.load_history(event.messages)
+
+    @handles(ev.TurnFinished)
+    async def _show_turn_finished(self, event: ev.TurnFinished) -> None:
+        self.main.status_bar.state = "interrupted" if event.interrupted else "idle"
+        if event.failed and event.error:
+            self.main.conversation.add_notice("warning", event.error)
+        await self.refresh_lineage()
 
     # ------------------------------------------------------------------ input
 
@@ -246,6 +309,7 @@ class HermesApp(App[int]):
             self._start_turn(text)
 
     def _start_turn(self, text: str) -> None:
+        assert self.agent is not None  # input waits for `ready`
         self.main.conversation.add_user(text)
         self.main.status_bar.state = "thinking"
         self.turn_worker = self.run_worker(self.agent.run_conversation(text), group="turn", exclusive=True)
@@ -253,6 +317,7 @@ class HermesApp(App[int]):
     async def _run_command(self, text: str) -> None:
         from hermes_tui.core.commands import run_command
 
+        assert self.agent is not None  # input waits for `ready`
         result = await run_command(self.agent, text)
         convo = self.main.conversation
         if result.quit:
@@ -277,7 +342,7 @@ class HermesApp(App[int]):
         command = f"/resume {message.session_id}"
         self.command_worker = self.run_worker(self._run_command(command), group="command", exclusive=True)
 
-    async def _approve(self, request: Any) -> bool:
+    async def _approve(self, request: ApprovalRequest) -> bool:
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
         def done(result: bool | None) -> None:

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
+from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
@@ -68,11 +69,7 @@ class CoreEvent(Message):
 class HermesApp(App[int]):
     CSS_PATH = STYLES_PATH  # absolute, so subclasses defined anywhere find it
     TITLE = "hermes-tui"
-    BINDINGS: ClassVar[list[Binding]] = [
-        Binding("ctrl+c", "ctrl_c", "Interrupt/Quit", priority=True, id="interrupt"),
-        Binding("ctrl+q", "quit", "Quit", priority=True, id="quit"),
-        Binding("f1", "help", "Help", id="help"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS  # F1 (help) is MainScreen's
 
     def __init__(
         self,
@@ -378,9 +375,6 @@ class HermesApp(App[int]):
             return
         self._last_ctrl_c = now
         self.notify("Press Ctrl-C again within 2 s to quit (Ctrl-Q quits at once).", timeout=QUIT_WINDOW_S)
-
-    def action_help(self) -> None:
-        self.push_screen(HelpScreen())
 
     async def action_quit(self) -> None:
         await self.shutdown_agent()

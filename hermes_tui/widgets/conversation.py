@@ -50,9 +50,9 @@ class ConversationView(VerticalScroll):
     """The conversation: user prompts, streamed answers, tool cards and notices."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "scroll_up_or_load", "Scroll up", show=False),
-        Binding("down", "scroll_down_or_load", "Scroll down", show=False),
-        Binding("end", "jump_to_latest", "Latest", show=False),
+        Binding("up", "scroll_up_or_load", "Scroll up; at the top, load earlier messages", show=False),
+        Binding("down", "scroll_down_or_load", "Scroll down; at the bottom, load later messages", show=False),
+        Binding("end", "jump_to_latest", "Jump to the latest messages", show=False),
     ]
 
     def __init__(

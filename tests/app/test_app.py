@@ -22,7 +22,7 @@ SUMMARY = "## Active Task\nUser asked: 'go on'\n## Goal\nKeep going."
 
 def make_app(tmp_path: Path, choice: ProviderChoice = DEMO, settings: Settings | None = None) -> HermesApp:
     project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
+    project.mkdir(parents=True, exist_ok=True)
     (project / "README.md").write_text("# Gadget\n\nThe gadget toggles.\n", encoding="utf-8")
     home = Home(tmp_path / "home").ensure()
     return HermesApp(home=home, settings=settings or Settings(), choice=choice, cwd=project)

@@ -1,10 +1,12 @@
 """The keys hermes-tui answers to, read from the Binding objects themselves.
 
 `APP_BINDINGS` is the app-wide list (HermesApp's BINDINGS is this very list). `key_sections()`
-gathers it with the bindings MainScreen and the widgets declare, grouped by where they work, for
-the help screen: only bindings with a description; keys sharing an action and a description on one
-row; a widget's key left out when a priority app binding takes that key first (it never reaches
-the widget). `key_label()` spells a key for people ("ctrl+c" -> "Ctrl+C", "up" -> "↑").
+gathers it with the bindings the given screens (for the help: the screens under it, i.e. the main
+screen) and the widgets declare, grouped by where they work: only bindings with a description; keys
+sharing an action and a description on one row; a widget's key left out when a priority app
+binding takes that key first (it never reaches the widget). `key_label()` spells a key for people
+("ctrl+c" -> "Ctrl+C", "up" -> "↑"). Screens are passed in rather than imported, so the help
+screen (which the main screen opens) can use this module without an import cycle.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from dataclasses import dataclass
 from textual.binding import Binding, BindingType
 
 from hermes_tui.screens.approval import ApprovalScreen
-from hermes_tui.screens.main import MainScreen
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
@@ -109,12 +110,15 @@ def _rows(bindings: Iterable[Binding], taken: frozenset[str]) -> tuple[KeyRow, .
     )
 
 
-def key_sections() -> list[KeySection]:
-    """Every described key of the app, the main screen and the widgets, by where it works."""
+def key_sections(screens: Iterable[type]) -> list[KeySection]:
+    """Every described key of the app, of `screens` and of the widgets, by where it works."""
     app_bindings = list(Binding.make_bindings(APP_BINDINGS))
     taken = frozenset(binding.key for binding in app_bindings if binding.priority)
+    screen_bindings = [
+        binding for screen in screens for binding in declared_bindings(screen) if binding.key not in taken
+    ]
     sources: Sequence[tuple[str, list[Binding], frozenset[str]]] = (
-        ("Anywhere", app_bindings + declared_bindings(MainScreen), frozenset()),
+        ("Anywhere", app_bindings + screen_bindings, frozenset()),
         ("In the prompt", declared_bindings(PromptInput), taken),
         ("In the conversation", declared_bindings(ConversationView), taken),
         ("On a tool card", declared_bindings(ToolCard), taken),

@@ -1,9 +1,10 @@
 """`HelpScreen`: the slash commands, one line each, then the keys, section by section.
 
-Nothing here is typed by hand: the keys come from the Binding objects (`hermes_tui.keymap`), their
-longer notes (the Ctrl-C ladder) from the bindings' tooltips, and the commands, with their aliases,
-from the core's registry (`hermes_tui.slash_commands`) — the same list the prompt completes and
-the command palette offers. Esc (or F1, or q) closes it.
+Nothing here is typed by hand: the keys come from the Binding objects (`hermes_tui.keymap`: the
+app's, those of the screens under this one, the widgets'), their longer notes (the Ctrl-C ladder)
+from the bindings' tooltips, and the commands, with their aliases, from the core's registry
+(`hermes_tui.slash_commands`) — the same list the prompt completes and the command palette
+offers. Esc (or F1, or q) closes it.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ class HelpScreen(ModalScreen[None]):
             dialog.border_title = "Help"
             dialog.border_subtitle = self._close_hint()
             yield Static(commands_renderable(slash_commands()), id="help-commands")
-            yield Static(keys_renderable(key_sections()), id="help-keys")
+            screens_below = [type(screen) for screen in self.app.screen_stack if screen is not self]
+            yield Static(keys_renderable(key_sections(screens_below)), id="help-keys")
 
     def _close_hint(self) -> str:
         shown = [binding for binding in Binding.make_bindings(self.BINDINGS) if binding.show]

@@ -2,8 +2,9 @@
 
 The first frame paints before anything heavy happens: the database opens and the provider SDK is
 imported in a startup worker after mount. Each turn runs in an async worker in the exclusive
-group "turn". Core events arrive through the Agent's sink as `CoreEvent` messages and are routed
-to the conversation, lineage tree, token gauge, review log and status bar.
+group "turn". Core events arrive through the Agent's sink as `CoreEvent` messages; a dispatch
+table keyed by event class (`EVENT_HANDLERS`) hands each to the one method that updates the
+conversation, lineage tree, token gauge, review log or status bar.
 
 Ctrl-C ladder: text in the input -> clear it; a turn running -> interrupt it (the partial answer
 stays, marked interrupted, and is saved); idle -> a second Ctrl-C within 2 s quits. Ctrl-Q quits.
@@ -13,23 +14,47 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
+from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 
+if TYPE_CHECKING:
+    from hermes_tui.core.agent import Agent
+    from hermes_tui.core.tools.base import ApprovalRequest
+    from hermes_tui.store.db import SessionDB
+
 QUIT_WINDOW_S = 2.0
+
+EventT = TypeVar("EventT", bound=ev.Event)
+Handler = Callable[["HermesApp", EventT], Awaitable[None]]
+EVENT_HANDLERS: dict[type[ev.Event], Handler[Any]] = {}
+"""Core event class -> the HermesApp method that shows it (filled by `@handles`)."""
+
+
+def handles(event_type: type[EventT]) -> Callable[[Handler[EventT]], Handler[EventT]]:
+    """Register the decorated HermesApp method as the one handler of `event_type`."""
+
+    def register(method: Handler[EventT]) -> Handler[EventT]:
+        if event_type in EVENT_HANDLERS:
+            raise ValueError(f"{event_type.__name__} already has a handler")
+        EVENT_HANDLERS[event_type] = method
+        return method
+
+    return register
 
 
 class CoreEvent(Message):
@@ -43,11 +68,7 @@ class CoreEvent(Message):
 class HermesApp(App[int]):
     CSS_PATH = STYLES_PATH  # absolute, so subclasses defined anywhere find it
     TITLE = "hermes-tui"
-    BINDINGS: ClassVar[list[Binding]] = [
-        Binding("ctrl+c", "ctrl_c", "Interrupt/Quit", priority=True, id="interrupt"),
-        Binding("ctrl+q", "quit", "Quit", priority=True, id="quit"),
-        Binding("f1", "help", "Help", id="help"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS  # F1 (help) is MainScreen's
 
     def __init__(
         self,
@@ -64,8 +85,8 @@ class HermesApp(App[int]):
         self.choice = choice
         self.resume_ref = resume
         self.cwd = cwd
-        self.agent: Any = None
-        self.db: Any = None
+        self.agent: Agent | None = None
+        self.db: SessionDB | None = None
         self.startup_error: str | None = None
         self.turn_worker: Worker[Any] | None = None
         self.command_worker: Worker[Any] | None = None
@@ -100,7 +121,7 @@ class HermesApp(App[int]):
         from hermes_tui.store.errors import StoreError
 
         try:
-            self.agent, self.db = await open_agent(
+            agent, db = await open_agent(
                 home=self.home,
                 settings=self.settings,
                 choice=self.choice,
@@ -113,13 +134,14 @@ class HermesApp(App[int]):
             self.startup_error = str(exc)
             self.exit(2)
             return
+        self.agent, self.db = agent, db
         if self.resume_ref:
             try:
-                await self.agent.resume(self.resume_ref)
+                await agent.resume(self.resume_ref)
             except SessionError as exc:
                 self.notify(str(exc), severity="error")
-        self.main.status_bar.set_session(self.agent.session_id, self.agent.session.title)
-        self.main.gauge.budget = self.agent.budget()
+        self.main.status_bar.set_session(agent.session_id, agent.session.title)
+        self.main.gauge.budget = agent.budget()
         await self.refresh_lineage()
         self.ready.set()
         await self._warm_up_sdk()
@@ -142,57 +164,96 @@ class HermesApp(App[int]):
         self.main.lineage.set_nodes(await self.agent.lineage(), self.agent.session_id)
 
     async def on_core_event(self, message: CoreEvent) -> None:
+        """Hand the event to its handler; events nobody shows (e.g. TurnStarted) are ignored."""
         event = message.event
-        main = self.main
-        convo = main.conversation
-        if isinstance(event, ev.TextDelta):
-            convo.append_text(event.text)
-        elif isinstance(event, ev.ReasoningDelta):
-            convo.append_reasoning(event.text)
-        elif isinstance(event, ev.AssistantStarted):
-            convo.begin_assistant()
-            main.status_bar.state = "streaming"
-        elif isinstance(event, ev.AssistantFinished):
-            convo.end_assistant(interrupted=event.interrupted)
-        elif isinstance(event, ev.ToolCallStarted):
-            convo.add_tool_call(event.call_id, event.name, event.arguments)
-            main.status_bar.state = f"running {event.name}"
-        elif isinstance(event, ev.ToolCallFinished):
-            convo.finish_tool_call(event.call_id, event.result, event.is_error, event.duration_s)
-        elif isinstance(event, ev.UsageUpdated):
-            main.gauge.budget = event.budget
-        elif isinstance(event, ev.CompressionStarted):
-            main.status_bar.state = "compressing"
-            convo.add_notice("compression", f"Compressing context ({event.reason}, ~{event.tokens:,} tokens)…")
-        elif isinstance(event, ev.CompressionFinished):
-            if not event.aborted:
-                fallback = " — fallback summary" if event.fallback_used else ""
-                convo.add_notice(
-                    "compression",
-                    f"Context compressed: {event.before} → {event.after} messages, "
-                    f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens{fallback}",
-                )
-        elif isinstance(event, ev.TitleChanged):
-            main.status_bar.set_session(event.session_id, event.title)
-            await self.refresh_lineage()
-        elif isinstance(event, ev.SessionRotated):
-            main.status_bar.set_session(event.new, event.title)
-            if event.reason == "compression":
-                convo.add_notice("rotation", f"Continued in child session {event.new}")
-            await self.refresh_lineage()
-        elif isinstance(event, ev.ReviewEntry):
-            main.review_log.add_entry(event.kind, event.text)
-        elif isinstance(event, ev.Warning):
-            convo.add_notice("warning", event.text)
-        elif isinstance(event, ev.Status):
-            main.status_bar.state = event.text
-        elif isinstance(event, ev.HistoryReplaced):
-            convo.load_history(event.messages)
-        elif isinstance(event, ev.TurnFinished):
-            main.status_bar.state = "interrupted" if event.interrupted else "idle"
-            if event.failed and event.error:
-                convo.add_notice("warning", event.error)
-            await self.refresh_lineage()
+        for event_type in type(event).__mro__:
+            handler = EVENT_HANDLERS.get(event_type)
+            if handler is not None:
+                await handler(self, event)
+                return
+
+    @handles(ev.TextDelta)
+    async def _show_text_delta(self, event: ev.TextDelta) -> None:
+        self.main.conversation.append_text(event.text)
+
+    @handles(ev.ReasoningDelta)
+    async def _show_reasoning_delta(self, event: ev.ReasoningDelta) -> None:
+        self.main.conversation.append_reasoning(event.text)
+
+    @handles(ev.AssistantStarted)
+    async def _show_assistant_started(self, event: ev.AssistantStarted) -> None:
+        self.main.conversation.begin_assistant()
+        self.main.status_bar.state = "streaming"
+
+    @handles(ev.AssistantFinished)
+    async def _show_assistant_finished(self, event: ev.AssistantFinished) -> None:
+        self.main.conversation.end_assistant(interrupted=event.interrupted)
+
+    @handles(ev.ToolCallStarted)
+    async def _show_tool_call_started(self, event: ev.ToolCallStarted) -> None:
+        self.main.conversation.add_tool_call(event.call_id, event.name, event.arguments)
+        self.main.status_bar.state = f"running {event.name}"
+
+    @handles(ev.ToolCallFinished)
+    async def _show_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
+        self.main.conversation.finish_tool_call(event.call_id, event.result, event.is_error, event.duration_s)
+
+    @handles(ev.UsageUpdated)
+    async def _show_usage(self, event: ev.UsageUpdated) -> None:
+        self.main.gauge.budget = event.budget
+
+    @handles(ev.CompressionStarted)
+    async def _show_compression_started(self, event: ev.CompressionStarted) -> None:
+        self.main.status_bar.state = "compressing"
+        self.main.conversation.add_notice(
+            "compression", f"Compressing context ({event.reason}, ~{event.tokens:,} tokens)…"
+        )
+
+    @handles(ev.CompressionFinished)
+    async def _show_compression_finished(self, event: ev.CompressionFinished) -> None:
+        if event.aborted:
+            return
+        fallback = " — fallback summary" if event.fallback_used else ""
+        self.main.conversation.add_notice(
+            "compression",
+            f"Context compressed: {event.before} → {event.after} messages, "
+            f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens{fallback}",
+        )
+
+    @handles(ev.TitleChanged)
+    async def _show_title_changed(self, event: ev.TitleChanged) -> None:
+        self.main.status_bar.set_session(event.session_id, event.title)
+        await self.refresh_lineage()
+
+    @handles(ev.SessionRotated)
+    async def _show_session_rotated(self, event: ev.SessionRotated) -> None:
+        self.main.status_bar.set_session(event.new, event.title)
+        if event.reason == "compression":
+            self.main.conversation.add_notice("rotation", f"Continued in child session {event.new}")
+        await self.refresh_lineage()
+
+    @handles(ev.ReviewEntry)
+    async def _show_review_entry(self, event: ev.ReviewEntry) -> None:
+        self.main.review_log.add_entry(event.kind, event.text)
+
+    @handles(ev.Warning)
+    async def _show_warning(self, event: ev.Warning) -> None:
+        self.main.conversation.add_notice("warning", event.text)
+
+    @handles(ev.Status)
+    async def _show_status(self, event: ev.Status) -> None:
+        self.main.status_bar.state = event.text
+
+    @handles(ev.HistoryReplaced)
+    async def _show_history_replaced(self, event: ev.HistoryReplaced) -> None:
+        self.main.conversation.load_history(event.messages)
+
+    @handles(ev.TurnFinished)
+    async def _show_turn_finished(self, event: ev.TurnFinished) -> None:
+        self.main.status_bar.state = "interrupted" if event.interrupted else "idle"
+        if event.failed and event.error:
+            self.main.conversation.add_notice("warning", event.error)
+        await self.refresh_lineage()
 
     # ------------------------------------------------------------------ input
 
@@ -227,6 +288,7 @@ class HermesApp(App[int]):
             self._start_turn(text)
 
     def _start_turn(self, text: str) -> None:
+        assert self.agent is not None  # input waits for `ready`
         self.main.conversation.add_user(text)
         self.main.status_bar.state = "thinking"
         self.turn_worker = self.run_worker(self.agent.run_conversation(text), group="turn", exclusive=True)
@@ -234,6 +296,7 @@ class HermesApp(App[int]):
     async def _run_command(self, text: str) -> None:
         from hermes_tui.core.commands import run_command
 
+        assert self.agent is not None  # input waits for `ready`
         result = await run_command(self.agent, text)
         convo = self.main.conversation
         if result.quit:
@@ -258,7 +321,7 @@ class HermesApp(App[int]):
         command = f"/resume {message.session_id}"
         self.command_worker = self.run_worker(self._run_command(command), group="command", exclusive=True)
 
-    async def _approve(self, request: Any) -> bool:
+    async def _approve(self, request: ApprovalRequest) -> bool:
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
         def done(result: bool | None) -> None:
@@ -294,9 +357,6 @@ class HermesApp(App[int]):
             return
         self._last_ctrl_c = now
         self.notify("Press Ctrl-C again within 2 s to quit (Ctrl-Q quits at once).", timeout=QUIT_WINDOW_S)
-
-    def action_help(self) -> None:
-        self.push_screen(HelpScreen())
 
     async def action_quit(self) -> None:
         await self.shutdown_agent()

@@ -1,12 +1,18 @@
-"""`HelpScreen`: the keys (including the Ctrl-C ladder) and the slash commands, one line each.
+"""`HelpScreen`: the slash commands, one line each, then the keys, section by section.
 
-Esc (or F1, or q) closes it. The slash-command list is the prompt's own, so the two never disagree.
+Nothing here is typed by hand: the keys come from the Binding objects (`hermes_tui.keymap`: the
+app's, those of the screens under this one, the widgets'), their longer notes (the Ctrl-C ladder)
+from the bindings' tooltips, and the commands, with their aliases, from the core's registry
+(`hermes_tui.slash_commands`) — the same list the prompt completes and the command palette
+offers. Esc (or F1, or q) closes it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,33 +21,41 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from hermes_tui.widgets.prompt_input import SLASH_COMMANDS
+from hermes_tui.keymap import KeySection, key_label, key_sections
+from hermes_tui.slash_commands import SlashCommand, slash_commands
 
-KEYS: tuple[tuple[str, str], ...] = (
-    ("Enter", "send the prompt"),
-    ("↑ / ↓", "previous / next prompt in the prompt line"),
-    ("→", "accept the suggested slash command"),
-    ("Ctrl+C", "clears the input; with an empty prompt interrupts a streaming turn;"),
-    ("", "pressed twice within 2 s quits"),
-    ("Ctrl+Q", "quit"),
-    ("F1", "this help"),
-    ("Ctrl+B", "hide / show the side panel"),
-    ("Tab / Shift+Tab", "move between panes"),
-    ("Esc", "back to the prompt"),
-    ("Enter / Space", "on a tool card: expand or collapse it"),
-    ("↑ at the top", "of the conversation: load earlier messages"),
-    ("Enter", "in Sessions: open that session; Space expands a node"),
-    ("Ctrl+P", "command palette"),
-)
+SECTION_STYLE = "bold"
+SECTION_TITLE_STYLE = "italic"
+NOTE_STYLE = "dim"
 
 
-def _table(rows: tuple[tuple[str, str], ...] | list[tuple[str, str]], title: str) -> Table:
-    table = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 2, 0, 0))
-    table.add_column(style="bold", no_wrap=True)
+def _table(first_column_width: int = 0) -> Table:
+    table = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
+    table.add_column(style="bold", no_wrap=True, min_width=first_column_width)
     table.add_column()
-    for key, text in rows:
-        table.add_row(Text(key), Text(text))
     return table
+
+
+def keys_renderable(sections: Iterable[KeySection]) -> RenderableType:
+    """A heading and a table per section (keys aligned across them), each followed by its bindings' notes."""
+    sections = list(sections)
+    key_width = max((len(row.label) for section in sections for row in section.rows), default=0)
+    parts: list[RenderableType] = [Text("Keys", style=SECTION_STYLE)]
+    for section in sections:
+        table = _table(key_width)
+        for row in section.rows:
+            table.add_row(Text(row.label), Text(row.description))
+        parts.extend([Text(f"\n{section.title}", style=SECTION_TITLE_STYLE), table])
+        parts.extend(Text(row.note, style=NOTE_STYLE) for row in section.rows if row.note)
+    return Group(*parts)
+
+
+def commands_renderable(commands: Iterable[SlashCommand]) -> RenderableType:
+    """Usage and help line of every slash command; aliases follow the help line."""
+    table = _table()
+    for command in commands:
+        table.add_row(Text(command.usage), Text(command.description))
+    return Group(Text("Slash commands", style=SECTION_STYLE), table)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -56,9 +70,14 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-dialog") as dialog:
             dialog.border_title = "Help"
-            dialog.border_subtitle = "Esc closes"
-            yield Static(_table(KEYS, "Keys"), id="help-keys")
-            yield Static(_table(list(SLASH_COMMANDS.items()), "Slash commands"), id="help-commands")
+            dialog.border_subtitle = self._close_hint()
+            yield Static(commands_renderable(slash_commands()), id="help-commands")
+            screens_below = [type(screen) for screen in self.app.screen_stack if screen is not self]
+            yield Static(keys_renderable(key_sections(screens_below)), id="help-keys")
+
+    def _close_hint(self) -> str:
+        shown = [binding for binding in Binding.make_bindings(self.BINDINGS) if binding.show]
+        return " / ".join(key_label(binding.key) for binding in shown) + " closes"
 
     def action_close(self) -> None:
         self.dismiss(None)

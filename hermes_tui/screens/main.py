@@ -3,8 +3,10 @@
 Layout: a status bar on top; "Conversation" (large, left) with the prompt under it; a right column
 with "Sessions" (lineage tree), "Context" (token gauge) and "Review log"; a Footer with the keys.
 The prompt has focus when the screen opens. Ctrl+B hides/shows the side panel (narrow terminals
-start with a slimmer column). The app drives the widgets through the typed properties below; the
-widgets exist from construction, so they can be filled before the screen is first composed.
+start with a slimmer column). Ctrl+P's command palette lists the slash commands here
+(`SlashCommandProvider`) next to Textual's own entries. The app drives the widgets through the
+typed properties below; the widgets exist from construction, so they can be filled before the
+screen is first composed.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from hermes_tui.screens.command_palette import SlashCommandProvider
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
@@ -37,10 +41,13 @@ class MainScreen(Screen[None]):
 
     AUTO_FOCUS = "PromptInput"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {SlashCommandProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+b", "toggle_side_panel", "Side panel", id="toggle-side-panel"),
         Binding("f1", "show_help", "Help", id="help"),
-        Binding("escape", "focus_prompt", "Prompt", show=False, id="focus-prompt"),
+        Binding("escape", "focus_prompt", "Back to the prompt", show=False, id="focus-prompt"),
+        Binding("tab", "app.focus_next", "Next pane", show=False),
+        Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),
     ]
 
     def __init__(

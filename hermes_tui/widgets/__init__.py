@@ -1,8 +1,9 @@
 """Textual widgets: conversation, tool cards, lineage tree, token gauge, review log, prompt input.
 
 One widget per module: `conversation` (the windowed, streaming transcript; its rows live in
-`transcript_rows`, its plain data in `transcript`), `tool_card`, `lineage_tree`, `token_gauge`,
-`review_log`, `prompt_input`, `status_bar`; `formatting` holds the shared number/age formatting.
-Widgets carry no CSS (all styling is in hermes_tui/styles.tcss) and know the core only through
-`hermes_tui.core.events` and `hermes_tui.store.models`.
+`transcript_rows`, its plain data in `transcript`, the choice of which rows are mounted in
+`transcript_window`), `tool_card`, `lineage_tree`, `token_gauge`, `review_log`, `prompt_input`,
+`status_bar`; `formatting` holds the shared number/age formatting. Widgets carry no CSS (all
+styling is in hermes_tui/styles.tcss) and know the core only through `hermes_tui.core.events`,
+`hermes_tui.store.models` and, for slash commands, `hermes_tui.slash_commands`.
 """

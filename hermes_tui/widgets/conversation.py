@@ -1,7 +1,8 @@
 """`ConversationView`: the windowed, streaming transcript of the current session.
 
 Every item of the conversation lives in a plain-data list (`items`); only a bounded window of it is
-mounted as widgets. A boundary row above the window ("N earlier messages — press ↑ at top / click
+mounted as widgets — `TranscriptWindow` decides which items that is, this view mounts and unmounts
+their rows. A boundary row above the window ("N earlier messages — press ↑ at top / click
 to load more") mounts earlier pages on demand; paging back far enough drops the newest rows and
 shows a matching boundary below ("N later messages …", End jumps back to the latest), so the number
 of mounted rows never exceeds `window_size`. Live answers stream into Markdown through
@@ -35,6 +36,7 @@ from hermes_tui.widgets.transcript import (
     history_to_items,
 )
 from hermes_tui.widgets.transcript_rows import AssistantMessage, WindowBoundary, build_row
+from hermes_tui.widgets.transcript_window import TranscriptWindow
 
 DEFAULT_WINDOW_SIZE = 100
 DEFAULT_HISTORY_WINDOW = 20
@@ -48,9 +50,9 @@ class ConversationView(VerticalScroll):
     """The conversation: user prompts, streamed answers, tool cards and notices."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "scroll_up_or_load", "Scroll up", show=False),
-        Binding("down", "scroll_down_or_load", "Scroll down", show=False),
-        Binding("end", "jump_to_latest", "Latest", show=False),
+        Binding("up", "scroll_up_or_load", "Scroll up; at the top, load earlier messages", show=False),
+        Binding("down", "scroll_down_or_load", "Scroll down; at the bottom, load later messages", show=False),
+        Binding("end", "jump_to_latest", "Jump to the latest messages", show=False),
     ]
 
     def __init__(
@@ -65,47 +67,55 @@ class ConversationView(VerticalScroll):
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.window_size = max(2, window_size)
-        self.history_window = max(1, min(history_window, self.window_size))
-        self.page_size = max(1, min(page_size, self.window_size))
+        self._window = TranscriptWindow(window_size=window_size, history_window=history_window, page_size=page_size)
         self.flush_interval = flush_interval
         self._flush_delay = flush_interval
-        self._items: list[TranscriptItem] = []
-        self._first = 0  # index in _items of the first mounted row
-        self._end = 0  # index in _items just past the last mounted row
         self._rows: dict[int, Widget] = {}  # item key -> row widget (mounted, or mounting)
-        self._tools: dict[str, TranscriptItem] = {}
         self._active: TranscriptItem | None = None
         self._pending_text: list[str] = []
         self._pending_reasoning: list[str] = []
         self._flush_timer: Timer | None = None
         self._earlier = WindowBoundary("earlier")
         self._later = WindowBoundary("later")
-        self._replacing = False  # the window is being rebuilt: new items wait as data
         self._window_lock = asyncio.Lock()  # one rebuild at a time
         self.flush_count = 0  # flushes that reached the screen (for tests and benchmarks)
 
     # ------------------------------------------------------------------ introspection
 
     @property
+    def window_size(self) -> int:
+        """The most rows mounted at once."""
+        return self._window.window_size
+
+    @property
+    def history_window(self) -> int:
+        """How many rows a loaded history (or a jump back to the latest) mounts."""
+        return self._window.history_window
+
+    @property
+    def page_size(self) -> int:
+        """How many rows one "load earlier/later" mounts."""
+        return self._window.page_size
+
+    @property
     def items(self) -> list[TranscriptItem]:
         """Every transcript item, mounted or not (oldest first). Read-only by convention."""
-        return self._items
+        return self._window.items
 
     @property
     def earlier_count(self) -> int:
         """How many items sit above the mounted window."""
-        return self._first
+        return self._window.earlier_count
 
     @property
     def later_count(self) -> int:
         """How many items sit below the mounted window (only while browsing back)."""
-        return len(self._items) - self._end
+        return self._window.later_count
 
     @property
     def at_latest(self) -> bool:
         """True when the newest item is in the mounted window."""
-        return self._end == len(self._items)
+        return self._window.at_latest
 
     @property
     def mounted_rows(self) -> list[Widget]:
@@ -139,7 +149,7 @@ class ConversationView(VerticalScroll):
 
     def tool_card(self, call_id: str) -> ToolCard | None:
         """The mounted card of a tool call, if it is in the window."""
-        item = self._tools.get(call_id)
+        item = self._window.tool(call_id)
         row = self._rows.get(item.key) if item is not None else None
         return row if isinstance(row, ToolCard) else None
 
@@ -156,50 +166,31 @@ class ConversationView(VerticalScroll):
         self.anchor()
 
     def _sync_boundaries(self) -> None:
-        self._earlier.count = self._first
-        self._later.count = self.later_count
+        self._earlier.count = self._window.earlier_count
+        self._later.count = self._window.later_count
 
     # ------------------------------------------------------------------ adding items
 
     def _append(self, item: TranscriptItem) -> None:
         following = self.is_following
-        showing_latest = self.at_latest
-        self._items.append(item)
-        if item.kind == KIND_TOOL and item.call_id:
-            self._tools[item.call_id] = item
-        window_full = self._end - self._first >= self.window_size
-        if self._replacing or not showing_latest or (window_full and not following):
+        if not self._window.append(item, following=following):
             # rebuilding, browsing back, or reading up in a full window: keep it as data for now
             self._sync_boundaries()
             return
         row = build_row(item)
         self._rows[item.key] = row
-        self._end = len(self._items)
         if self.is_attached:
             self.mount(row, before=self._later)
             if following:
-                self._drop_rows_above(self._end - self.window_size)
+                self._unmount(self._window.trim_top())  # the window grew too tall: drop the oldest rows
 
     def _unmount(self, items: Sequence[TranscriptItem]) -> None:
+        """Remove the rows of `items` (items that left the window) and update the boundary rows."""
         doomed = [row for item in items if (row := self._rows.pop(item.key, None)) is not None]
         if doomed:
             self.remove_children(doomed)
-
-    def _drop_rows_above(self, new_first: int) -> None:
-        """Unmount rows before index `new_first` (when the window has grown too tall)."""
-        if new_first <= self._first:
-            return
-        self._unmount(self._items[self._first : new_first])
-        self._first = new_first
-        self._sync_boundaries()
-
-    def _drop_rows_below(self, new_end: int) -> None:
-        """Unmount rows from index `new_end` on (when paging back past the window size)."""
-        if new_end >= self._end:
-            return
-        self._unmount(self._items[new_end : self._end])
-        self._end = new_end
-        self._sync_boundaries()
+        if items:
+            self._sync_boundaries()
 
     def add_user(self, text: str) -> None:
         """Show what the user submitted (jumping back to the latest messages if browsing)."""
@@ -254,12 +245,7 @@ class ConversationView(VerticalScroll):
             self.end_assistant()
 
     def _drop_item(self, item: TranscriptItem) -> AwaitComplete:
-        index = self._items.index(item)
-        del self._items[index]
-        if index < self._first:
-            self._first -= 1
-        if index < self._end:
-            self._end -= 1
+        self._window.remove(item)
         self._sync_boundaries()
         row = self._rows.pop(item.key, None)
         if row is not None and row.is_attached:
@@ -272,10 +258,11 @@ class ConversationView(VerticalScroll):
 
     def finish_tool_call(self, call_id: str, result: str, is_error: bool, duration_s: float) -> None:
         """Show the result of a tool call on its card (a card is created if the call was never seen)."""
-        item = self._tools.get(call_id)
+        item = self._window.tool(call_id)
         if item is None:
             self.add_tool_call(call_id, "tool", "")
-            item = self._tools[call_id]
+            item = self._window.tool(call_id)
+            assert item is not None
         row = self._rows.get(item.key)
         if isinstance(row, ToolCard):
             row.finish(result, is_error, duration_s)
@@ -347,8 +334,7 @@ class ConversationView(VerticalScroll):
             self._active = None
             self._pending_text.clear()
             self._pending_reasoning.clear()
-            self._items = items
-            self._tools = {item.call_id: item for item in items if item.kind == KIND_TOOL and item.call_id}
+            self._window.replace(items)
             await self._rebuild_at_latest()
 
     async def _show_latest(self) -> None:
@@ -357,19 +343,17 @@ class ConversationView(VerticalScroll):
 
     async def _rebuild_at_latest(self) -> None:
         """Mount the last `history_window` items (and nothing else), following the bottom."""
-        self._replacing = True
+        self._window.rebuilding = True
         try:
-            self._end = len(self._items)
-            self._first = max(0, self._end - self.history_window)
             self._rows = {}
-            rows = self._build_rows(self._items[self._first : self._end])
+            rows = self._build_rows(self._window.reset_to_latest())
             with self.app.batch_update():
                 await self.remove_children(self.mounted_rows)
                 self._sync_boundaries()
                 if rows:
                     await self.mount_all(rows, before=self._later)
         finally:
-            self._replacing = False
+            self._window.rebuilding = False
         if not self.at_latest:  # items that arrived while the window was rebuilt
             await self._mount_later_page()
         self.anchor()
@@ -378,16 +362,12 @@ class ConversationView(VerticalScroll):
     async def _fill_viewport(self) -> None:
         """A tall view with short rows: mount earlier pages until the rows fill it (or run out)."""
         if not (
-            self._first > 0
+            self._window.can_grow_upward
             and self.is_attached
             and self._rows_height() < self.scrollable_content_region.height
-            and self._end - self._first < self.window_size
         ):
             return
-        start = max(0, self._first - self.page_size, self._end - self.window_size)
-        new_items = self._items[start : self._first]
-        new_rows = self._build_rows(new_items)
-        self._first = start
+        new_rows = self._build_rows(self._window.grow_upward())
         await self.mount_all(new_rows, after=self._earlier)
         self._sync_boundaries()
         self.call_after_refresh(self._fill_viewport)  # measure again once the new rows are laid out
@@ -403,7 +383,7 @@ class ConversationView(VerticalScroll):
 
     def jump_to_latest(self) -> AwaitComplete:
         """Show the newest messages again (after browsing back) and follow the bottom."""
-        if self._replacing:
+        if self._window.rebuilding:
             return AwaitComplete.nothing()  # a rebuild is under way; it ends at the latest item
         if self.at_latest:
             self.anchor()
@@ -412,41 +392,39 @@ class ConversationView(VerticalScroll):
 
     def load_earlier(self) -> AwaitComplete:
         """Mount the previous page above the window, keeping the reading position."""
-        if self._first == 0:
+        if self._window.earlier_count == 0:
             return AwaitComplete.nothing()
         return AwaitComplete(self._mount_earlier_page())
 
     async def _mount_earlier_page(self) -> None:
-        if self._first == 0 or self._replacing:
+        if self._window.earlier_count == 0 or self._window.rebuilding:
             return
-        start = max(0, self._first - self.page_size)
-        anchor_row = self._rows.get(self._items[self._first].key) if self._first < self._end else None
-        new_items = self._items[start : self._first]
-        new_rows = self._build_rows(new_items)
-        self._first = start
+        top = self._window.first_shown
+        anchor_row = self._rows.get(top.key) if top is not None else None
+        new_rows = self._build_rows(self._window.page_earlier())
         self.release_anchor()
         await self.mount_all(new_rows, after=self._earlier)
-        self._drop_rows_below(self._first + self.window_size)
+        self._unmount(self._window.trim_bottom())
         self._sync_boundaries()
         if anchor_row is not None:
             self.call_after_refresh(self._keep_in_view, anchor_row, True)
 
     def load_later(self) -> AwaitComplete:
         """Mount the next page below the window (while browsing back)."""
-        if self.at_latest or self._replacing:
+        if self.at_latest or self._window.rebuilding:
             return AwaitComplete.nothing()
         return AwaitComplete(self._mount_later_page())
 
     async def _mount_later_page(self) -> None:
         if self.at_latest:
             return
-        end = min(len(self._items), self._end + self.page_size)
-        anchor_row = self._rows.get(self._items[self._end - 1].key) if self._end > self._first else None
-        new_items = self._items[self._end : end]
+        bottom = self._window.last_shown
+        anchor_row = self._rows.get(bottom.key) if bottom is not None else None
+        end, new_items = self._window.next_later_page()
         new_rows = self._build_rows(new_items)
         await self.mount_all(new_rows, before=self._later)
-        self._end = end  # only now: items appended during the mount stay data until the next page
-        self._drop_rows_above(self._end - self.window_size)
+        # only now: items appended during the mount stay data until the next page
+        self._unmount(self._window.extend_to(end))
         self._sync_boundaries()
         if self.at_latest:
             self.anchor()
@@ -470,7 +448,7 @@ class ConversationView(VerticalScroll):
 
     def action_scroll_up_or_load(self) -> None:
         """↑: scroll up; at the top, load the previous page."""
-        if self.scroll_y <= 0 and self._first > 0:
+        if self.scroll_y <= 0 and self._window.earlier_count > 0:
             self.load_earlier()
         else:
             self.scroll_up()

@@ -6,6 +6,7 @@ Each label shows the title (or a preview), the short id, the message count and t
 the current session is marked "●" and highlighted, its ancestors expanded; the newest session of a
 compression chain is marked as the lineage tip. Built lazily: only roots (capped, with a "… N more"
 row) and the current path are created up front; other children are added when a node is expanded.
+Enter on a session posts `SessionChosen` (the app resumes it); Space expands or collapses a node.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -52,6 +54,11 @@ class LineageEntry:
 
 class LineageTree(Tree[LineageEntry]):
     """The session lineage: compression chains, branches and other children in one tree."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Open that session", show=False),
+        Binding("space", "toggle_node", "Expand/collapse", show=False),
+    ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "lineage-tree--root",

@@ -2,7 +2,8 @@
 
 Enter posts `PromptInput.Submitted(text)` for non-empty text and clears the line; ↑/↓ walk the
 prompts submitted before (the unfinished draft comes back after the newest); `set_text()` restores
-text (e.g. after /undo); typing "/" suggests slash commands (→ accepts). Ctrl-C with a selection
+text (e.g. after /undo); `submit_text()` sends text as if typed (the command palette uses it);
+typing "/" suggests a slash command from the core's registry (→ accepts). Ctrl-C with a selection
 copies it, with text clears the line, and on an empty line passes on to the app (interrupt/quit).
 """
 
@@ -13,38 +14,41 @@ from typing import ClassVar
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.suggester import SuggestFromList
+from textual.suggester import Suggester
 from textual.widgets import Input
+
+from hermes_tui.slash_commands import completion_candidates
 
 PLACEHOLDER = "Ask anything — /help for commands"
 MAX_HISTORY = 500
 
-# Slash commands and one line each (the help screen shows the same list).
-SLASH_COMMANDS: dict[str, str] = {
-    "/new": "start a fresh session (optional title)",
-    "/resume": "resume a session by number, id or title",
-    "/branch": "copy this conversation into a new branch session",
-    "/fork": "same as /branch",
-    "/title": "show or set the session title",
-    "/sessions": "list recent sessions",
-    "/history": "show this session's turns",
-    "/undo": "back up the last user turn (its text returns to the prompt)",
-    "/retry": "send the last user message again",
-    "/compress": "compress the context now (optional focus topic)",
-    "/usage": "token usage and context of this session",
-    "/search": "full-text search across all sessions",
-    "/help": "keys and commands",
-    "/quit": "quit hermes-tui",
-}
+
+class SlashCommandSuggester(Suggester):
+    """Suggests the first slash command (registry order, names before aliases) that completes "/…"."""
+
+    def __init__(self) -> None:
+        super().__init__(use_cache=True, case_sensitive=False)
+
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        """Every completion this suggester can offer, in the order it prefers them."""
+        return completion_candidates()
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if not value.startswith("/") or any(char.isspace() for char in value):
+            return None
+        return next((candidate for candidate in self.candidates if candidate.startswith(value)), None)
 
 
 class PromptInput(Input):
     """The prompt line."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Send the prompt", show=False),
+        Binding("right", "cursor_right", "Accept the suggested slash command (at the end of the line)", show=False),
         Binding("up", "history_previous", "Previous prompt", show=False),
         Binding("down", "history_next", "Next prompt", show=False),
-        Binding("ctrl+c", "copy_or_clear", "Clear", show=False),
+        Binding("ctrl+c", "copy_or_clear", "Clear the line (copies a selection)", show=False),
     ]
 
     class Submitted(Message):
@@ -69,7 +73,7 @@ class PromptInput(Input):
     ) -> None:
         super().__init__(
             placeholder=placeholder,
-            suggester=SuggestFromList(list(SLASH_COMMANDS), case_sensitive=False),
+            suggester=SlashCommandSuggester(),
             name=name,
             id=id,
             classes=classes,
@@ -89,16 +93,30 @@ class PromptInput(Input):
         self.value = text
         self.cursor_position = len(text)
 
+    @property
+    def slash_suggester(self) -> SlashCommandSuggester:
+        """The suggester behind the slash-command completion."""
+        assert isinstance(self.suggester, SlashCommandSuggester)
+        return self.suggester
+
     async def action_submit(self) -> None:
         text = self.value.strip()
+        if not text:
+            return
+        self._history_index = None
+        self._draft = ""
+        self.value = ""
+        self.submit_text(text)
+
+    def submit_text(self, text: str) -> None:
+        """Send `text` as if it had been typed and Enter pressed: it joins the history and
+        `Submitted` is posted. What is on the line stays there."""
+        text = text.strip()
         if not text:
             return
         if not self._history or self._history[-1] != text:
             self._history.append(text)
             del self._history[:-MAX_HISTORY]
-        self._history_index = None
-        self._draft = ""
-        self.value = ""
         self.post_message(self.Submitted(self, text))
 
     def action_history_previous(self) -> None:

@@ -22,7 +22,7 @@ SUMMARY = "## Active Task\nUser asked: 'go on'\n## Goal\nKeep going."
 
 def make_app(tmp_path: Path, choice: ProviderChoice = DEMO, settings: Settings | None = None) -> HermesApp:
     project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
+    project.mkdir(parents=True, exist_ok=True)
     (project / "README.md").write_text("# Gadget\n\nThe gadget toggles.\n", encoding="utf-8")
     home = Home(tmp_path / "home").ensure()
     return HermesApp(home=home, settings=settings or Settings(), choice=choice, cwd=project)
@@ -221,3 +221,16 @@ async def test_choosing_a_session_in_the_tree_resumes_it(tmp_path: Path) -> None
             "the resumed transcript",
         )
         assert app.main.status_bar.session_id == first
+
+
+def test_every_core_event_the_ui_shows_has_exactly_one_handler() -> None:
+    from hermes_tui.app import EVENT_HANDLERS
+    from hermes_tui.core import events as ev
+
+    event_types = {
+        value
+        for value in vars(ev).values()
+        if isinstance(value, type) and issubclass(value, ev.Event) and value is not ev.Event
+    }
+    not_shown = {ev.TurnStarted}  # the user's own prompt is already on screen when the turn starts
+    assert set(EVENT_HANDLERS) == event_types - not_shown

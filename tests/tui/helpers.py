@@ -66,3 +66,10 @@ def disable_cursor_blink(app: App[Any]) -> None:
     """Snapshots must not depend on the blink phase of text cursors."""
     for widget in app.screen.query(Input):
         widget.cursor_blink = False
+
+
+def widget_text(app: App[Any], widget: Widget) -> str:
+    """The part of the screen a widget covers, as plain text, line by line."""
+    region = widget.region
+    lines = screen_text(app).splitlines()[region.y : region.bottom]
+    return "\n".join(line[region.x : region.right].rstrip() for line in lines)

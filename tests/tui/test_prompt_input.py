@@ -6,7 +6,8 @@ from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 
-from hermes_tui.widgets.prompt_input import PLACEHOLDER, SLASH_COMMANDS, PromptInput
+from hermes_tui.core.commands import COMMANDS
+from hermes_tui.widgets.prompt_input import PLACEHOLDER, PromptInput
 
 from .helpers import HostApp, screen_text, wait_until
 
@@ -88,10 +89,38 @@ async def test_slash_commands_are_suggested_and_right_accepts() -> None:
         await wait_until(pilot, lambda: prompt._suggestion == "/compress", what="the /compress suggestion")
         await pilot.press("right")
         assert prompt.value == "/compress"
-        assert set(SLASH_COMMANDS) >= {
+        registry = {f"/{name}" for command in COMMANDS for name in (command.name, *command.aliases)}
+        assert set(prompt.slash_suggester.candidates) == registry
+        assert set(prompt.slash_suggester.candidates) >= {
             "/new", "/resume", "/branch", "/fork", "/title", "/sessions", "/history", "/undo",
-            "/retry", "/compress", "/help", "/quit", "/usage", "/search",
+            "/retry", "/compress", "/help", "/quit", "/usage", "/reset", "/exit",
         }  # fmt: skip
+        assert "/search" not in prompt.slash_suggester.candidates  # the core would answer "Unknown command"
+
+
+async def test_a_shared_prefix_completes_to_the_command_not_its_alias_and_aliases_complete_too() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        for typed, suggested in (("/re", "/resume"), ("/fo", "/fork"), ("/SE", "/sessions"), ("/ex", "/exit")):
+            prompt.value = ""
+            await type_text(pilot, typed)
+            await wait_until(pilot, lambda s=suggested: prompt._suggestion == s, what=f"the {suggested} suggestion")
+        suggester = prompt.slash_suggester
+        assert await suggester.get_suggestion("/new my") is None  # arguments are the user's own
+        assert await suggester.get_suggestion("hello") is None  # only slash commands are completed
+        assert await suggester.get_suggestion("/zzz") is None
+
+
+async def test_submit_text_sends_like_enter_and_keeps_the_draft_on_the_line() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        await type_text(pilot, "half a draft")
+        prompt.submit_text("/usage")
+        await wait_until(pilot, lambda: app.submitted == ["/usage"], what="the submitted command")
+        assert prompt.value == "half a draft"
+        assert prompt.history == ["/usage"]
 
 
 async def test_ctrl_c_clears_text_first_and_passes_on_when_empty() -> None:

@@ -1,0 +1,130 @@
+"""Every slash command the UI advertises — prompt completion, F1 help, Ctrl-P palette — is one the core runs."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+from textual.command import CommandList, CommandPalette
+
+from hermes_tui.app import HermesApp
+from hermes_tui.core.commands import run_command
+from hermes_tui.screens.help import HelpScreen
+from hermes_tui.widgets.transcript import KIND_NOTICE
+from tests.app.test_app import make_app
+from tests.core.helpers import make_agent
+from tests.tui.helpers import wait_until, widget_text
+
+COMMAND_TOKEN = re.compile(r"(?<![\w/])/[a-z][a-z-]*")
+
+
+async def open_palette(pilot, app: HermesApp) -> CommandList:
+    await pilot.press("ctrl+p")
+    await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), 5, "the command palette")
+    return app.screen.query_one(CommandList)
+
+
+def hit_texts(command_list: CommandList) -> list[str]:
+    return [str(option.hit.text) for option in command_list.options]
+
+
+async def palette_hits(pilot, app: HermesApp, query: str = "") -> list[str]:
+    """The entries the real palette lists for `query` (every provider, ours and Textual's)."""
+    command_list = await open_palette(pilot, app)
+    if query:
+        await pilot.press(*query)
+        await wait_until(
+            pilot, lambda: any(query in text for text in hit_texts(command_list)), 5, f"palette hits for {query!r}"
+        )
+    else:
+        await wait_until(pilot, lambda: sum(t.startswith("/") for t in hit_texts(command_list)) > 1, 5, "slash hits")
+    await pilot.pause(0.2)  # providers answer concurrently: let the slower ones add their hits
+    texts = hit_texts(command_list)
+    await pilot.press("escape")
+    await wait_until(pilot, lambda: not isinstance(app.screen, CommandPalette), 5, "the palette to close")
+    return texts
+
+
+async def test_every_advertised_command_is_answered_by_the_core(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "ui")
+    async with app.run_test(size=(120, 60)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        completions = set(app.main.prompt.slash_suggester.candidates)
+
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help screen")
+        await pilot.pause()
+        help_rows = widget_text(app, app.screen.query_one("#help-commands")).splitlines()
+        help_names = {row.split()[0] for row in help_rows if row.startswith("/")}
+        help_all = set(COMMAND_TOKEN.findall("\n".join(help_rows)))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), 5, "help to close")
+
+        discovered = {text for text in await palette_hits(pilot, app) if text.startswith("/")}
+        searched = {text for text in await palette_hits(pilot, app, "/") if text.startswith("/")}
+        aliases_searched = {
+            text
+            for alias in sorted(help_all - help_names)
+            for text in await palette_hits(pilot, app, alias.removeprefix("/"))
+            if text.startswith("/")
+        }
+
+    assert len(help_names) >= 12 and help_names <= help_all
+    assert {"/reset", "/fork", "/exit"} <= help_all - help_names  # the aliases are shown in the help
+    assert completions == help_all  # the prompt completes exactly what the help lists
+    assert discovered == searched == help_names  # the palette lists every command once
+    assert help_all - help_names <= aliases_searched  # and finds each alias
+    advertised = completions | help_all | discovered | searched | aliases_searched
+    assert "/search" not in advertised
+
+    agent, db, _log = await make_agent(tmp_path / "core")
+    try:
+        for text in sorted(advertised):
+            result = await run_command(agent, text)
+            assert "Unknown command" not in result.output, (text, result.output)
+    finally:
+        await agent.close()
+        await db.close()
+
+
+async def test_choosing_a_command_in_the_palette_runs_it_like_typing_it(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        hits = await palette_hits(pilot, app)
+        assert {"Theme", "Quit", "Keys"} <= set(hits)  # Textual's own entries stay alongside ours
+        await open_palette(pilot, app)
+        await pilot.press(*"usage")
+        await pilot.pause(0.2)
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: any(
+                i.kind == KIND_NOTICE and i.text.startswith(f"Session {app.agent.session_id}")
+                for i in app.main.conversation.items
+            ),
+            5,
+            "the /usage report in the conversation",
+        )
+        assert app.main.prompt.history == ["/usage"]  # it went through the prompt, as if typed
+        assert app.main.prompt.value == ""
+
+
+async def test_a_command_that_takes_arguments_is_put_in_the_prompt_to_finish(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        first_session = app.agent.session_id
+        await open_palette(pilot, app)
+        await pilot.press(*"title")
+        await pilot.pause(0.2)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.main.prompt.value == "/title ", 5, "the prompt prefilled with /title")
+        await wait_until(pilot, lambda: app.focused is app.main.prompt, 5, "focus on the prompt")
+        await pilot.press(*"Gadget notes")
+        await pilot.press("enter")
+        await wait_until(
+            pilot, lambda: app.main.status_bar.session_title == "Gadget notes", 5, "the title in the status bar"
+        )
+        assert app.agent.session_id == first_session

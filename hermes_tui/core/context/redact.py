@@ -1,11 +1,14 @@
 """Secret redaction for text that leaves its origin (summaries, serialised turns, logs).
 
-Owns `redact_sensitive_text(text, *, force=False, code_file=False)`: ten rule categories applied in a
-fixed order (vendor key prefixes, ENV assignments, JSON fields, Authorization Bearer, Telegram bot
-tokens, PEM private keys, DB connection-string passwords, JWTs, form bodies, E.164 phone numbers),
-each gated by a cheap substring pre-check. General URL query parameters are deliberately left alone
-(redacting them breaks OAuth and magic links); known credential shapes inside URLs are still caught
-by the prefix and JWT rules. The global switch HERMES_REDACT_SECRETS is read once, at import.
+Owns `redact_sensitive_text(text, *, force=False, code_file=False)`: rule categories applied in a
+fixed order (vendor key prefixes, ENV assignments, JSON fields, `key: value` / `key=value`
+credentials in prose and config files, password flags of commands, Authorization Bearer, Telegram
+bot tokens, PEM private keys, passwords in URLs, JWTs, form bodies, E.164 phone numbers), each
+gated by a cheap substring pre-check. No rule leaves more than 4 characters of a secret visible
+(`mask_token`: "***" or "***" + the last 4). General URL query parameters are deliberately left
+alone (redacting them breaks OAuth and magic links); known credential shapes inside URLs are
+still caught by the prefix and JWT rules, and a password in a URL's user-info always is.
+The global switch HERMES_REDACT_SECRETS is read once, at import.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ REDACTION_ENABLED: bool = os.environ.get("HERMES_REDACT_SECRETS", "true").strip(
 
 _MASK = "***"
 _MASK_MIN_LENGTH = 18
+_VISIBLE_TAIL = 4  # the most characters of a secret any rule leaves visible
 
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -96,8 +100,44 @@ _TELEGRAM_RE = re.compile(r":[\-\w]{30,}")
 _PEM_RE = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\Z)")
 _PEM_REPLACEMENT = "[REDACTED PRIVATE KEY]"
 
-_DB_URL_RE = re.compile(r"://([^:/\s@]+):([^@\s/]+)@")
-_DB_SCHEME_BEFORE = re.compile(r"(?<![A-Za-z0-9+.\-])(?i:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?)$")
+# scheme://user:password@host — any scheme; the user name stays, the password goes.
+_URL_CREDENTIALS_RE = re.compile(r"(?<=[A-Za-z0-9])://([^:/\s@'\"<>]+):([^@\s/'\"<>]+)@")
+
+# `password: x`, `db_password = "x"`, `aws_secret_access_key=...` in prose, YAML, INI, .env and
+# command lines: a key name ENDING in one of these words, then `:` or `=` on the same line.
+_STRONG_KEY_WORDS = r"password|passwd|passphrase|secret[_\-]?access[_\-]?key|secret[_\-]?key|private[_\-]?key"
+_WEAK_KEY_WORDS = r"secret|token|api[_\-]?key|access[_\-]?key"  # also prose words: the value must look like a key
+_KEY_VALUE_RE = re.compile(
+    r"(?i:(" + _STRONG_KEY_WORDS + r")|(" + _WEAK_KEY_WORDS + r"))"
+    r"([ \t]*[:=][ \t]*)"
+    r"(?:\"([^\"\n]+)\"|'([^'\n]+)'|([^\s'\"]+))"
+)
+_KEY_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+_KEY_VALUE_LITERALS = tuple(
+    form for word in ("pass", "secret", "token", "key") for form in (word, word.upper(), word.capitalize())
+)
+# Values that are not secrets: placeholders, references and the words prose puts after "password:".
+_NOT_SECRET_VALUES = frozenset(
+    {
+        "none", "null", "nil", "true", "false", "yes", "no", "required", "optional", "empty", "unset",
+        "redacted", "hidden", "is", "was", "must", "should", "will", "can", "the", "a", "an", "to", "be",
+        "and", "or", "not", "of", "for", "in", "on", "at", "if", "when", "as", "with",
+    }
+)  # fmt: skip
+_SENTENCE_END = ".,;:!?)"
+
+# Password flags of commands: `mysql -pSECRET`, `sshpass -p SECRET`, `--password=SECRET`, ...
+_PASSWORD_OPTION_RE = re.compile(r"(?<![\w\-])--(?:password|passwd|pass)=(['\"]?)([^\s'\"]+)\1")
+_MYSQL_COMMANDS = r"mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlpump|mysqlsh|mariadb[\w\-]*"
+_PASSWORD_COMMANDS = ("mysql", "mariadb", "sshpass", "redis-cli", "docker", "podman", "mongo")
+_COMMAND_SEGMENT_RE = re.compile(
+    r"(?<![\w\-.])(?:(" + _MYSQL_COMMANDS + r")|(sshpass)|(redis-cli)|(docker|podman|mongosh|mongo|mongodump"
+    r"|mongorestore))(?![\w\-.])[^\n|;&]*"
+)
+_MYSQL_P_RE = re.compile(r"(?<=\s)-p(['\"]?)([^\s'\"]+)\1")  # attached only: a bare `-p` asks for it
+_SSHPASS_P_RE = re.compile(r"(?<=\s)-p\s*(['\"]?)([^\s'\"]+)\1")
+_REDIS_A_RE = re.compile(r"(?<=\s)(?:-a|--pass)\s+(['\"]?)([^\s'\"]+)\1")
+_PASSWORD_SPACE_RE = re.compile(r"(?<=\s)--(?:password|passwd)\s+(['\"]?)([^\s'\"\-][^\s'\"]*)\1")
 
 _JWT_RE = re.compile(r"eyJ[A-Za-z0-9_\-]{10,}(?:\.[A-Za-z0-9_\-]{4,}){0,2}(?![A-Za-z0-9_\-.])")
 
@@ -127,16 +167,21 @@ _PHONE_RE = re.compile(r"\+(\d{7,15})(?![\d\w])")
 
 
 def mask_token(token: str) -> str:
-    """Short tokens become "***"; longer ones keep their first 6 and last 4 characters."""
+    """Short tokens become "***"; longer ones keep only their last 4 characters ("***wxyz").
+
+    Already-masked text (starting with "***") is returned as is, so redacting twice changes nothing.
+    """
+    if token.startswith(_MASK):
+        return token
     if len(token) < _MASK_MIN_LENGTH:
         return _MASK
-    return f"{token[:6]}...{token[-4:]}"
+    return f"{_MASK}{token[-_VISIBLE_TAIL:]}"
 
 
 def _mask_phone(digits: str) -> str:
     if len(digits) >= 10:
-        return f"+{digits[:3]}****{digits[-4:]}"
-    return f"+{digits[:2]}****{digits[-2:]}"
+        return f"+****{digits[-4:]}"
+    return f"+****{digits[-2:]}"
 
 
 def _preceded_by(text: str, index: int, chars: frozenset[str]) -> bool:
@@ -187,23 +232,26 @@ def _redact_bearer(text: str) -> str:
     return _BEARER_RE.sub(_bearer_replacement, text)
 
 
-def _telegram_replacement(m: re.Match[str]) -> str:
-    text, start = m.string, m.start()
-    digits_start = start
-    while digits_start > 0 and text[digits_start - 1].isdigit():
-        digits_start -= 1
-    if start - digits_start < 8:
-        return m.group(0)
-    before = digits_start - 3 if text[max(0, digits_start - 3) : digits_start] == "bot" else digits_start
-    if _preceded_by(text, before, _WORD_CHARS):
-        return m.group(0)
-    return f":{_MASK}"
-
-
 def _redact_telegram(text: str) -> str:
+    """`(bot)?<8+ digits>:<30+ token chars>` becomes "bot***" + the last 4 characters."""
     if ":" not in text:
         return text
-    return _TELEGRAM_RE.sub(_telegram_replacement, text)
+    pieces: list[str] = []
+    last = 0
+    for m in _TELEGRAM_RE.finditer(text):
+        digits_start = m.start()
+        while digits_start > 0 and text[digits_start - 1].isdigit():
+            digits_start -= 1
+        if m.start() - digits_start < 8 or digits_start < last:
+            continue
+        before = digits_start - 3 if text[max(0, digits_start - 3) : digits_start] == "bot" else digits_start
+        if _preceded_by(text, before, _WORD_CHARS):
+            continue
+        pieces += [text[last:digits_start], mask_token(text[digits_start : m.end()])]
+        last = m.end()
+    if not pieces:
+        return text
+    return "".join(pieces) + text[last:]
 
 
 def _redact_pem(text: str) -> str:
@@ -212,16 +260,70 @@ def _redact_pem(text: str) -> str:
     return _PEM_RE.sub(_PEM_REPLACEMENT, text)
 
 
-def _db_url_replacement(m: re.Match[str]) -> str:
-    if not _DB_SCHEME_BEFORE.search(m.string, max(0, m.start() - 16), m.start()):
-        return m.group(0)
-    return f"://{m.group(1)}:{_MASK}@"
-
-
-def _redact_db_url(text: str) -> str:
-    if "://" not in text:
+def _redact_url_credentials(text: str) -> str:
+    if "://" not in text or "@" not in text:
         return text
-    return _DB_URL_RE.sub(_db_url_replacement, text)
+    return _URL_CREDENTIALS_RE.sub(lambda m: f"://{m.group(1)}:{_MASK}@", text)
+
+
+def _is_placeholder(value: str) -> bool:
+    """`$VAR`, `${VAR}`, `<your password>`, `{{ secret }}`, `%s`, `***`... and prose words."""
+    return value.startswith(("$", "<", "{", "%", "*", "[")) or value.lower() in _NOT_SECRET_VALUES
+
+
+def _key_value_replacement(m: re.Match[str]) -> str:
+    text, start = m.string, m.start()
+    name_start = start
+    while name_start > 0 and text[name_start - 1] in _KEY_NAME_CHARS:
+        name_start -= 1
+    if name_start > 0 and text[name_start - 1] in "?&/":
+        return m.group(0)  # a URL query parameter (deliberately kept) or a URL's user name
+    quoted = m.group(4) is not None or m.group(5) is not None
+    value = m.group(4) if m.group(4) is not None else m.group(5) if m.group(5) is not None else m.group(6)
+    tail = ""
+    if not quoted:
+        while value and value[-1] in _SENTENCE_END:
+            value, tail = value[:-1], value[-1] + tail
+    if not value or _is_placeholder(value):
+        return m.group(0)
+    weak = m.group(2) is not None
+    if weak and (value.isalpha() or len(value) < 6):
+        return m.group(0)  # "the token: embedding", "secret: sauce" — prose, not a key
+    masked = mask_token(value)
+    quote = '"' if m.group(4) is not None else "'" if m.group(5) is not None else ""
+    key = m.group(1) or m.group(2)
+    return f"{key}{m.group(3)}{quote}{masked}{quote}{tail}"
+
+
+def _redact_key_values(text: str) -> str:
+    if ("=" not in text and ":" not in text) or not any(word in text for word in _KEY_VALUE_LITERALS):
+        return text
+    return _KEY_VALUE_RE.sub(_key_value_replacement, text)
+
+
+def _mask_group_2(m: re.Match[str]) -> str:
+    """Mask group 2 (the secret) of a flag match, keeping everything around it."""
+    whole, start = m.group(0), m.start()
+    return whole[: m.start(2) - start] + mask_token(m.group(2)) + whole[m.end(2) - start :]
+
+
+def _command_segment_replacement(m: re.Match[str]) -> str:
+    segment = m.group(0)
+    if m.group(1):  # mysql family: -pSECRET (attached), --password SECRET
+        segment = _MYSQL_P_RE.sub(_mask_group_2, segment)
+    elif m.group(2):  # sshpass -p SECRET
+        segment = _SSHPASS_P_RE.sub(_mask_group_2, segment)
+    elif m.group(3):  # redis-cli -a SECRET
+        segment = _REDIS_A_RE.sub(_mask_group_2, segment)
+    return _PASSWORD_SPACE_RE.sub(_mask_group_2, segment)
+
+
+def _redact_password_flags(text: str) -> str:
+    if "--pass" in text:
+        text = _PASSWORD_OPTION_RE.sub(_mask_group_2, text)
+    if ("-p" in text or "-a" in text or "--pass" in text) and any(c in text for c in _PASSWORD_COMMANDS):
+        text = _COMMAND_SEGMENT_RE.sub(_command_segment_replacement, text)
+    return text
 
 
 def _redact_jwt(text: str) -> str:
@@ -266,7 +368,8 @@ def redact_sensitive_text(text: str, *, force: bool = False, code_file: bool = F
     """`text` with credentials masked.
 
     Off when HERMES_REDACT_SECRETS was false at import, unless `force`. `code_file=True` skips the
-    ENV-assignment and JSON-field rules (source code is full of harmless `TOKEN = ...` lines).
+    ENV-assignment, JSON-field and `key: value` rules (source code is full of harmless
+    `TOKEN = ...` and `password = form["password"]` lines).
     Non-string input is returned unchanged.
     """
     if not isinstance(text, str) or not text:
@@ -277,10 +380,12 @@ def redact_sensitive_text(text: str, *, force: bool = False, code_file: bool = F
     if not code_file:
         text = _redact_env(text)
         text = _redact_json(text)
+        text = _redact_key_values(text)
+    text = _redact_password_flags(text)
     text = _redact_bearer(text)
     text = _redact_telegram(text)
     text = _redact_pem(text)
-    text = _redact_db_url(text)
+    text = _redact_url_credentials(text)
     text = _redact_jwt(text)
     text = _redact_form_body(text)
     return _redact_phone(text)

@@ -159,13 +159,17 @@ async def test_non_sqlite_file_is_a_clear_error(tmp_path: Path) -> None:
     assert code == 2 and out == "" and "not a SQLite database" in err and str(junk) in err
 
 
-def test_module_entry_point_runs_a_search(hermes_fixture_db: Path) -> None:
+def test_the_one_entry_point_runs_a_search(hermes_fixture_db: Path) -> None:
+    home = str(hermes_fixture_db.parent)
     result = subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli_sessions", "--db", str(hermes_fixture_db), "search", "JWT", "--json"],
+        [sys.executable, "-m", "hermes_tui", "search", "JWT", "--json", "--home", home, "--sort", "oldest"],
         capture_output=True,
         text=True,
         cwd=REPO,
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    assert len(json.loads(result.stdout)) == 4
+    hits = json.loads(result.stdout)
+    assert len(hits) == 4 and [h["message_id"] for h in hits] == sorted(h["message_id"] for h in hits)
+    gone = subprocess.run([sys.executable, "-m", "hermes_tui.cli_sessions"], capture_output=True, text=True, cwd=REPO)
+    assert gone.returncode == 0 and gone.stdout == ""  # no second front-end: the module only defines handlers

@@ -209,9 +209,16 @@ _ENV_OVERRIDES: dict[str, str] = {
     "HERMES_TUI_CONTEXT_LENGTH": "model.context_length",
 }
 
+# The smallest context window the agent accepts (the same figure as the core's
+# MINIMUM_CONTEXT_LENGTH; a test keeps them equal).
+MINIMUM_CONTEXT_LENGTH = 64_000
+
 # Every number in Settings and the values it may take (a test checks that none is missing).
 _RANGES: dict[str, tuple[Callable[[float], bool], str]] = {
-    "model.context_length": (lambda v: v >= 0, ">= 0 (0 = the model's known window)"),
+    "model.context_length": (
+        lambda v: v == 0 or v >= MINIMUM_CONTEXT_LENGTH,
+        f"0 (the model's known window) or at least {MINIMUM_CONTEXT_LENGTH:,} tokens",
+    ),
     "model.max_tokens": (lambda v: v >= 1, ">= 1"),
     "compression.threshold": (lambda v: 0 < v <= 1, "in (0, 1]"),
     "compression.target_ratio": (lambda v: 0 < v < 1, "in (0, 1)"),

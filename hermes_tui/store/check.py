@@ -1,6 +1,7 @@
 """Health checks of a state.db that never change it: the start-up quick check and the doctor's checks.
 
-Owns `quick_check(path)` — `PRAGMA quick_check` on a read-only connection, giving one line for
+Owns `quick_check(path)` — `PRAGMA quick_check` on a connection that cannot change the file
+(`query_only`, or opened read-only where we may not write), giving one line for
 a damaged file or None — and `start_quick_check(path)`, the same in a background thread so that
 it overlaps the start-up imports (SQLite releases the GIL while it checks); `.result()` waits.
 And `inspect_database(path)` for `hermes-tui doctor`: the full `PRAGMA integrity_check`, the
@@ -19,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermes_tui.store.connection import BUSY_TIMEOUT_S, connect_read_only, is_locked_error
+from hermes_tui.store.connection import BUSY_TIMEOUT_S, connect_query_only, is_locked_error
 from hermes_tui.store.errors import StoreError
 from hermes_tui.store.schema import (
     CORE_TABLES,
@@ -28,8 +29,8 @@ from hermes_tui.store.schema import (
     INDEXED_TEXT_SQL,
     SCHEMA_VERSION,
     TRIGRAM_TABLE,
+    fts_support,
     needs_schema_work,
-    probe_fts,
 )
 
 OK = "ok"
@@ -78,7 +79,7 @@ def quick_check(path: Path) -> str | None:
     if not path.exists():
         return None
     try:
-        conn, _uri = connect_read_only(path)
+        conn = connect_query_only(path)
     except StoreError as exc:
         return _damaged(path, str(exc).removeprefix(f"{path}: "))
     try:
@@ -132,15 +133,28 @@ def start_quick_check(path: Path) -> PendingCheck:
 
 
 def _integrity(conn: sqlite3.Connection) -> Finding:
+    """The full `PRAGMA integrity_check`. When SQLite gives up part-way (a page it cannot read),
+    the check is run again stopping at the first problem, which names the page."""
+    conn.execute(f"PRAGMA mmap_size={CHECK_MMAP_BYTES}")
     try:
-        conn.execute(f"PRAGMA mmap_size={CHECK_MMAP_BYTES}")
         rows = conn.execute(f"PRAGMA integrity_check({INTEGRITY_MAX_ERRORS})").fetchall()
     except sqlite3.Error as exc:
-        return Finding("integrity", PROBLEM, f"PRAGMA integrity_check failed: {str(exc).splitlines()[0]}")
+        stopped = str(exc).splitlines()[0]
+        try:
+            first = conn.execute("PRAGMA integrity_check(1)").fetchall()
+        except sqlite3.Error:
+            first = []
+        if not first or first == [("ok",)]:
+            return Finding("integrity", PROBLEM, f"PRAGMA integrity_check failed: {stopped}")
+        return Finding("integrity", PROBLEM, f"first problem: {_first_problem(first)}; then SQLite stopped: {stopped}")
     if rows == [("ok",)]:
         return Finding("integrity", OK, "PRAGMA integrity_check: ok")
+    return Finding("integrity", PROBLEM, _summary(rows))
+
+
+def _summary(rows: list[tuple[str, ...]]) -> str:
     more = "+" if len(rows) >= INTEGRITY_MAX_ERRORS else ""
-    return Finding("integrity", PROBLEM, f"{len(rows)}{more} problem(s); first: {_first_problem(rows)}")
+    return f"{len(rows)}{more} problem(s); first: {_first_problem(rows)}"
 
 
 def _tables(conn: sqlite3.Connection, kind: str) -> set[str]:
@@ -161,9 +175,7 @@ def _schema(conn: sqlite3.Connection, fts: bool, trigram: bool) -> Finding:
     if version < SCHEMA_VERSION:
         return Finding("schema", WARNING, f"v{version}; the next open upgrades it to v{SCHEMA_VERSION}")
     if needs_schema_work(conn, fts, trigram):
-        return Finding(
-            "schema", WARNING, f"v{version}, with missing columns, indexes or triggers (the next open adds them)"
-        )
+        return Finding("schema", OK, f"v{version}; the next open adds missing columns, indexes or triggers")
     return Finding("schema", OK, f"v{version}")
 
 
@@ -232,13 +244,13 @@ def inspect_database(path: Path) -> list[Finding]:
     """Every doctor check of the file at `path` (read-only; see the module docstring)."""
     path = Path(path)
     try:
-        conn, _uri = connect_read_only(path)
+        conn = connect_query_only(path)
     except StoreError as exc:
         return [Finding("state.db", PROBLEM, str(exc))]
     try:
         findings = [_integrity(conn)]
         try:
-            fts, trigram = probe_fts(conn)
+            fts, trigram = fts_support()
             findings.append(_schema(conn, fts, trigram))
             if {"messages"} <= _tables(conn, "table"):
                 findings.append(_fts(conn, path, FTS_TABLE, fts))
@@ -250,7 +262,7 @@ def inspect_database(path: Path) -> list[Finding]:
                     Finding("contents", OK, f"{messages:,} messages in {sessions:,} sessions, {size / 1e6:,.1f} MB")
                 )
         except sqlite3.Error as exc:
-            findings.append(Finding("tables", PROBLEM, f"cannot be read: {str(exc).splitlines()[0]}"))
+            findings.append(Finding("tables", PROBLEM, f"cannot be read to the end: {str(exc).splitlines()[0]}"))
         return findings
     finally:
         conn.close()

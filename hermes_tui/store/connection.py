@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
 import sqlite3
 import time
@@ -28,7 +29,7 @@ import aiosqlite
 
 from hermes_tui.store.errors import StoreError
 from hermes_tui.store.file_modes import make_private_dir, touch_private_file
-from hermes_tui.store.schema import SCHEMA_VERSION, SchemaState, ensure_schema, needs_schema_work, probe_fts
+from hermes_tui.store.schema import SCHEMA_VERSION, SchemaState, ensure_schema, fts_support, needs_schema_work
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +164,28 @@ def connect_read_only(path: Path, *, timeout: float = BUSY_TIMEOUT_S) -> tuple[s
     return conn, uri
 
 
+def connect_query_only(path: Path, *, timeout: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
+    """A stdlib connection that only reads `path` and leaves no -wal/-shm behind.
+
+    Where we may write, a normal connection with `query_only` (the last connection to close
+    checkpoints and removes the -wal and -shm, as any of ours does); elsewhere
+    `connect_read_only`. Raises StoreError (missing file, not SQLite, unreadable).
+    """
+    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
+        return connect_read_only(path, timeout=timeout)[0]
+    if not path.exists():
+        raise StoreError(f"no session database at {path}")
+    _check_header(path)
+    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+    try:
+        conn.execute("PRAGMA query_only=ON")
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        conn.close()
+        raise StoreError(describe_error(path, exc)) from None
+    return conn
+
+
 def _is_read_only_error(exc: sqlite3.Error) -> bool:
     text = str(exc).lower()
     return "readonly" in text or "read-only" in text or "unable to open" in text
@@ -172,7 +195,7 @@ def _inspect_read_only(path: Path) -> tuple[SchemaState, str, str]:
     """Schema state, journal mode and URI of a file opened read-only; StoreError if it needs schema work."""
     conn, uri = connect_read_only(path)
     try:
-        fts, trigram = probe_fts(conn)
+        fts, trigram = fts_support()
         stored = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] if _has_table(conn) else None
         if needs_schema_work(conn, fts, trigram):
             found = f"schema v{stored}" if stored else "an older schema"

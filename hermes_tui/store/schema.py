@@ -190,6 +190,15 @@ def probe_fts(conn: sqlite3.Connection) -> tuple[bool, bool]:
     return fts, fts and _probe_fts5(conn, "trigram")
 
 
+def fts_support() -> tuple[bool, bool]:
+    """`probe_fts` on a scratch in-memory database, for connections that cannot create anything."""
+    scratch = sqlite3.connect(":memory:")
+    try:
+        return probe_fts(scratch)
+    finally:
+        scratch.close()
+
+
 def _existing(conn: sqlite3.Connection, kind: str) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = ?", (kind,))}
 

@@ -214,7 +214,7 @@ _ENV_OVERRIDES: dict[str, str] = {
 MINIMUM_CONTEXT_LENGTH = 64_000
 
 # Every number in Settings and the values it may take (a test checks that none is missing).
-_RANGES: dict[str, tuple[Callable[[float], bool], str]] = {
+NUMBER_RULES: dict[str, tuple[Callable[[float], bool], str]] = {
     "model.context_length": (
         lambda v: v == 0 or v >= MINIMUM_CONTEXT_LENGTH,
         f"0 (the model's known window) or at least {MINIMUM_CONTEXT_LENGTH:,} tokens",
@@ -319,7 +319,7 @@ def _get(settings: Settings, dotted: str) -> Any:
 
 def _validate(settings: Settings, origins: _Origins) -> None:
     """Range and choice rules for every value; the error names where the bad value came from."""
-    for dotted, (ok, wanted) in _RANGES.items():
+    for dotted, (ok, wanted) in NUMBER_RULES.items():
         value = _get(settings, dotted)
         if not ok(value):
             raise ConfigError(f"{origins.label(dotted)} must be {wanted}, got {value!r}")

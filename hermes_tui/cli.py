@@ -290,6 +290,10 @@ def _run_doctor(args: argparse.Namespace) -> int:
 
 
 def _launch_tui(args: argparse.Namespace) -> int:
+    # The quick_check overlaps the app import but is awaited before the app starts, so on a
+    # multi-GB state.db it delays the first frame (docs/PERFORMANCE.md). To take it out of the
+    # first frame, HermesApp's start worker would await `start_quick_check(...).result()` before
+    # it opens the agent.
     home, settings, choice = prepare(args, warm_up=_import_tui)
     from hermes_tui.app import HermesApp
 

@@ -24,9 +24,12 @@ import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hermes_tui import __version__, exit_codes
+
+if TYPE_CHECKING:
+    from hermes_tui.config import Home, ProviderChoice, Settings
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -175,13 +178,15 @@ def check_database_while(path: Path, work: Callable[[], Any] | None = None) -> N
         raise UsageError(problem)
 
 
-def _warn_if_home_is_open(home: Any) -> None:
+def _warn_if_home_is_open(home: Home) -> None:
     warning = home.permission_warning()
     if warning:
         print(f"hermes-tui: {warning}", file=sys.stderr)
 
 
-def prepare(args: argparse.Namespace, warm_up: Callable[[], Any] | None = None) -> tuple[Any, Any, Any]:
+def prepare(
+    args: argparse.Namespace, warm_up: Callable[[], Any] | None = None
+) -> tuple[Home, Settings, ProviderChoice]:
     """Home, settings and provider choice for `run` and the TUI, after the database check.
 
     Raises ConfigError/UsageError with one-line messages — before any model is called.

@@ -1,28 +1,56 @@
-"""The `hermes-tui` entry point: flags, headless commands, and launching the TUI.
+"""The `hermes-tui` entry point: the one argument parser, the headless commands, launching the TUI.
 
-    hermes-tui [--provider P] [--model M] [--base-url URL] [--home DIR] [--resume ID]
-    hermes-tui run PROMPT [same flags] [--json] [--yes]
-    hermes-tui sessions [--home DIR] [--all] [--limit N] [--json]
-    hermes-tui search QUERY [--home DIR] [--limit N] [--role R] [--json]
-    hermes-tui export ID [--lineage] [--format md|json|jsonl] [--home DIR]
+    hermes-tui [GLOBAL FLAGS]                          the TUI
+    hermes-tui run PROMPT [--json]                     one turn headless; the answer streams to stdout
+    hermes-tui sessions [--all] [--limit N] [--json]   list sessions
+    hermes-tui search QUERY [--limit N] [--role R] [--sort S] [--json]
+    hermes-tui export ID [--lineage] [--format md|json|jsonl] [--output FILE]
+    hermes-tui doctor [--json]                         check state.db, its indexes and file modes
 
-Everything a user can get wrong (flags, config, keys, home, state.db) ends as one clear line on
-stderr and exit code 2 — never a traceback. Heavy imports (Textual, the SDKs, aiosqlite) happen
-only after the arguments are known, so `--version` and `--help` are instant.
+Global flags (--home, --provider, --model, --base-url, --context-length, --resume, --yes) go
+before or after the command; one that does not apply to the command is an error, never ignored
+(GLOBAL_FLAGS says which command takes which). Everything a user can get wrong (flags, config,
+keys, home, a damaged state.db) ends as one line on stderr and exit code 2 — never a traceback.
+Before a command reads state.db or calls a model, `PRAGMA quick_check` runs on the existing file
+in a background thread while the modules the command needs are imported. Heavy imports
+(Textual, the SDKs, aiosqlite) happen only after the arguments are known, so `--version` and
+`--help` are instant and never open the database.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from hermes_tui import __version__
+from hermes_tui import __version__, exit_codes
 
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+if TYPE_CHECKING:
+    from hermes_tui.config import Home, ProviderChoice, Settings
+
 SQLITE_HEADER = b"SQLite format 3\x00"
+
+TUI = "tui"  # the command name used when no subcommand is given
+READ_COMMANDS = ("sessions", "search", "export")
+MODEL_COMMANDS = (TUI, "run")
+ALL_COMMANDS = (TUI, "run", *READ_COMMANDS, "doctor")
+
+# flag -> (argparse options, the commands it applies to)
+GLOBAL_FLAGS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+    "--home": ({"metavar": "DIR", "help": "home folder (default ~/.hermes-tui; env HERMES_TUI_HOME)"}, ALL_COMMANDS),
+    "--provider": ({"metavar": "P", "help": "demo | openai | anthropic (default: by available key)"}, MODEL_COMMANDS),
+    "--model": ({"metavar": "M", "help": "model name"}, MODEL_COMMANDS),
+    "--base-url": ({"metavar": "URL", "help": "API base URL (Ollama, vLLM, LM Studio, OpenRouter…)"}, MODEL_COMMANDS),
+    "--context-length": (
+        {"metavar": "N", "type": int, "help": "override the model's context window (tokens)"},
+        MODEL_COMMANDS,
+    ),
+    "--resume": ({"metavar": "ID", "help": "resume a session: id, id prefix or title"}, MODEL_COMMANDS),
+    "--yes": ({"action": "store_true", "help": "approve shell commands without asking"}, MODEL_COMMANDS),
+}
 
 
 class UsageError(Exception):
@@ -34,65 +62,85 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _common_flags(parser: argparse.ArgumentParser, *, model_flags: bool = True) -> None:
-    parser.add_argument("--home", metavar="DIR", help="home folder (default ~/.hermes-tui; env HERMES_TUI_HOME)")
-    if not model_flags:
-        return
-    parser.add_argument("--provider", metavar="P", help="demo | openai | anthropic (default: by available key)")
-    parser.add_argument("--model", metavar="M", help="model name")
-    parser.add_argument("--base-url", metavar="URL", help="API base URL (Ollama, vLLM, LM Studio, OpenRouter…)")
-    parser.add_argument("--context-length", metavar="N", type=int, help="override the model's context window")
-    parser.add_argument("--resume", metavar="ID", help="resume a session: id, id prefix or title")
-    parser.add_argument("--yes", action="store_true", help="approve shell commands without asking")
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _add_global_flags(parser: argparse.ArgumentParser) -> None:
+    """The global flags, with no default so a value given before the command is not reset after it."""
+    group = parser.add_argument_group("global flags (before or after the command)")
+    for flag, (options, _commands) in GLOBAL_FLAGS.items():
+        group.add_argument(flag, default=argparse.SUPPRESS, **options)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="hermes-tui", description="A terminal home for long-running LLM agents.")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    _common_flags(parser)
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    _add_global_flags(parser)
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
 
     run = sub.add_parser("run", help="run one turn headless; the answer streams to stdout")
     run.add_argument("prompt", help='the message (or a /command such as "/compress auth flow")')
-    _common_flags(run)
     run.add_argument("--json", action="store_true", help="print one JSON result object")
 
     sessions = sub.add_parser("sessions", help="list sessions")
-    _common_flags(sessions, model_flags=False)
     sessions.add_argument("--all", action="store_true", help="include compression, other children and archived")
     sessions.add_argument("--limit", type=int, default=50, help="how many sessions, newest activity first (0 = all)")
-    sessions.add_argument("--json", action="store_true")
+    sessions.add_argument("--json", action="store_true", help="print a JSON array")
 
     search = sub.add_parser("search", help="full-text search over every session")
     search.add_argument("query")
-    _common_flags(search, model_flags=False)
-    search.add_argument("--limit", type=int, default=20)
-    search.add_argument("--role", help="only messages with this role (user, assistant, tool)")
-    search.add_argument("--json", action="store_true")
+    search.add_argument("--limit", type=int, default=20, help="how many hits (default 20)")
+    search.add_argument("--role", help="only these roles, comma-separated (user, assistant, tool)")
+    search.add_argument("--sort", choices=("rank", "newest", "oldest"), help="default: rank few hits, else newest")
+    search.add_argument("--json", action="store_true", help="print a JSON array")
 
     export = sub.add_parser("export", help="export a session (or its whole lineage)")
-    export.add_argument("session")
-    _common_flags(export, model_flags=False)
+    export.add_argument("session", help="id, id prefix or title")
     export.add_argument("--lineage", action="store_true", help="the whole chain from root to tip")
     export.add_argument("--format", default="md", choices=["md", "json", "jsonl"])
+    export.add_argument("--output", "-o", metavar="FILE", help="write to FILE (created 0600, never overwritten)")
+
+    doctor = sub.add_parser("doctor", help="check state.db (integrity, schema, FTS) and file modes")
+    doctor.add_argument("--json", action="store_true", help="print the findings as JSON")
+
+    for command in (run, sessions, search, export, doctor):
+        _add_global_flags(command)
     return parser
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """Parse, reject global flags the command does not take, and fill in the defaults."""
+    args = build_parser().parse_args(argv)
+    command = args.command or TUI
+    args.command = command
+    for flag, (_options, commands) in GLOBAL_FLAGS.items():
+        dest = _dest(flag)
+        if hasattr(args, dest) and command not in commands:
+            where = "the TUI" if command == TUI else f"`{command}`"
+            takers = " and ".join("the TUI" if c == TUI else f"`{c}`" for c in commands)
+            raise UsageError(f"{flag} does not apply to {where} (only to {takers})")
+        if not hasattr(args, dest):
+            setattr(args, dest, False if GLOBAL_FLAGS[flag][0].get("action") == "store_true" else None)
+    if args.context_length is not None and args.context_length < 1:
+        raise UsageError(f"--context-length must be a positive number of tokens, got {args.context_length}")
+    return args
+
+
+# --------------------------------------------------------------------------- start-up
+
+
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
-    model: dict[str, Any] = {}
-    if getattr(args, "provider", None):
-        model["provider"] = args.provider
-    if getattr(args, "model", None):
-        model["name"] = args.model
-    if getattr(args, "base_url", None):
-        model["base_url"] = args.base_url
-    if getattr(args, "context_length", None) is not None:
-        if args.context_length <= 0:
-            raise UsageError("--context-length must be a positive number of tokens")
-        model["context_length"] = args.context_length
-    overrides: dict[str, Any] = {"model": model} if model else {}
-    if getattr(args, "yes", False):
-        overrides["tools"] = {"auto_approve": True}
+    """Settings overrides from the flags that set a setting (config.FLAG_SETTINGS)."""
+    from hermes_tui.config import FLAG_SETTINGS
+
+    overrides: dict[str, Any] = {}
+    for flag, dotted in FLAG_SETTINGS.items():
+        value = getattr(args, _dest(flag), None)
+        if value is None or value is False or value == "":
+            continue
+        section, key = dotted.split(".")
+        overrides.setdefault(section, {})[key] = value
     return overrides
 
 
@@ -109,51 +157,149 @@ def check_state_db(path: Path) -> None:
         raise UsageError(f"{path} is not an SQLite database (refusing to touch it)")
 
 
-def prepare(args: argparse.Namespace) -> tuple[Any, Any, Any]:
-    """Home, settings and provider choice; raises ConfigError/UsageError with one-line messages."""
+def check_database_while(path: Path, work: Callable[[], Any] | None = None) -> None:
+    """Header check, then `PRAGMA quick_check` of an existing state.db while `work()` runs.
+
+    Raises UsageError with one line when the file is not SQLite or is damaged. `work` is what
+    the command would do next anyway (its imports), so the check costs only what it takes longer.
+    """
+    check_state_db(path)
+    if not path.exists():
+        if work is not None:
+            work()
+        return
+    from hermes_tui.store.check import start_quick_check
+
+    pending = start_quick_check(path)
+    if work is not None:
+        work()
+    problem = pending.result()
+    if problem:
+        raise UsageError(problem)
+
+
+def _warn_if_home_is_open(home: Home) -> None:
+    warning = home.permission_warning()
+    if warning:
+        print(f"hermes-tui: {warning}", file=sys.stderr)
+
+
+def prepare(
+    args: argparse.Namespace, warm_up: Callable[[], Any] | None = None
+) -> tuple[Home, Settings, ProviderChoice]:
+    """Home, settings and provider choice for `run` and the TUI, after the database check.
+
+    Raises ConfigError/UsageError with one-line messages — before any model is called.
+    """
     from hermes_tui.config import load_settings, resolve_home, resolve_provider
 
-    home = resolve_home(args.home).ensure()
+    home = resolve_home(args.home)
+    existed = home.root.is_dir()
+    home.ensure()
     settings = load_settings(home, _overrides(args))
     choice = resolve_provider(settings)
-    check_state_db(home.state_db)
+    check_database_while(home.state_db, warm_up)
+    if existed:  # after every fatal check: an error stays the only line
+        _warn_if_home_is_open(home)
     return home, settings, choice
 
 
-def _store_db_path(args: argparse.Namespace) -> Path:
+def _importer(*modules: str) -> Callable[[], None]:
+    """Work for `check_database_while`: import what the command loads next anyway."""
+
+    def work() -> None:
+        for module in modules:
+            importlib.import_module(module)
+
+    return work
+
+
+# What `run` imports before its first model call, and what the TUI imports before its first frame.
+_import_headless_dependencies = _importer("hermes_tui.core.agent", "hermes_tui.core.bootstrap")
+_import_tui = _importer("hermes_tui.app")
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _run_headless(args: argparse.Namespace) -> int:
+    from hermes_tui.headless import run_headless
+
+    return run_headless(args, lambda parsed: prepare(parsed, warm_up=_import_headless_dependencies))
+
+
+def _run_read_command(args: argparse.Namespace) -> int:
+    import asyncio
+    import io
+
     from hermes_tui.config import resolve_home
 
-    home = resolve_home(args.home)
-    if not home.root.is_dir():
-        raise UsageError(f"home folder {home.root} does not exist")
-    check_state_db(home.state_db)
+    home = resolve_home(args.home).require_existing()
+    if args.command == "sessions" and args.limit < 0:
+        raise UsageError("--limit must be 0 (all) or a positive number")
+    if args.command == "search" and args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    if args.command == "export" and args.output:
+        _check_output_path(Path(args.output))
     if not home.state_db.exists():
         raise UsageError(f"no state.db in {home.root} yet — run hermes-tui once to create it")
-    return home.state_db
 
-
-def _run_store_command(args: argparse.Namespace) -> int:
-    import asyncio
-
+    check_database_while(home.state_db, _importer("hermes_tui.cli_sessions"))
+    _warn_if_home_is_open(home)
     from hermes_tui import cli_sessions
 
-    db_path = _store_db_path(args)
-    out = sys.stdout
+    read_only = not home.writable
+    db_path = home.state_db
+    out: Any = io.StringIO() if args.command == "export" and args.output else sys.stdout
     if args.command == "sessions":
-        if args.limit < 0:
-            raise UsageError("--limit must be 0 (all) or a positive number")
-        coro = cli_sessions.sessions_command(db_path, args.all, args.json, out, limit=args.limit or None)
+        coro = cli_sessions.sessions_command(
+            db_path, args.all, args.json, out, limit=args.limit or None, read_only=read_only
+        )
     elif args.command == "search":
-        if args.limit < 1:
-            raise UsageError("--limit must be at least 1")
-        coro = cli_sessions.search_command(db_path, args.query, args.limit, args.role, args.json, out)
+        coro = cli_sessions.search_command(
+            db_path, args.query, args.limit, args.role, args.json, out, sort=args.sort, read_only=read_only
+        )
     else:
-        coro = cli_sessions.export_command(db_path, args.session, args.lineage, args.format, out)
-    return asyncio.run(coro)
+        coro = cli_sessions.export_command(db_path, args.session, args.lineage, args.format, out, read_only=read_only)
+    code = asyncio.run(coro)
+    if code == exit_codes.OK and isinstance(out, io.StringIO):
+        _write_export(Path(args.output), out.getvalue())
+    return code
+
+
+def _check_output_path(path: Path) -> None:
+    if path.exists():
+        raise UsageError(f"{path} exists already; choose another --output (nothing is overwritten)")
+    if not path.parent.is_dir():
+        raise UsageError(f"cannot write {path}: folder {path.parent} does not exist")
+
+
+def _write_export(path: Path, text: str) -> None:
+    from hermes_tui.store.file_modes import write_private_text
+
+    try:
+        write_private_text(path, text, exclusive=True)
+    except FileExistsError:
+        raise UsageError(f"{path} exists already; choose another --output (nothing is overwritten)") from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    print(f"exported to {path}", file=sys.stderr)
+
+
+def _run_doctor(args: argparse.Namespace) -> int:
+    from hermes_tui.config import resolve_home
+    from hermes_tui.doctor import run_doctor
+
+    home = resolve_home(args.home).require_existing()
+    return run_doctor(home, sys.stdout, as_json=args.json)
 
 
 def _launch_tui(args: argparse.Namespace) -> int:
-    home, settings, choice = prepare(args)
+    # The quick_check overlaps the app import but is awaited before the app starts, so on a
+    # multi-GB state.db it delays the first frame (docs/PERFORMANCE.md). To take it out of the
+    # first frame, HermesApp's start worker would await `start_quick_check(...).result()` before
+    # it opens the agent.
+    home, settings, choice = prepare(args, warm_up=_import_tui)
     from hermes_tui.app import HermesApp
 
     app = HermesApp(home=home, settings=settings, choice=choice, resume=args.resume)
@@ -166,17 +312,17 @@ def _launch_tui(args: argparse.Namespace) -> int:
 def _dispatch(argv: list[str]) -> int:
     if argv[:1] == ["--version"] or argv == ["-V"]:
         print(f"hermes-tui {__version__}")
-        return 0
-    args = build_parser().parse_args(argv)
+        return exit_codes.OK
+    args = parse_args(argv)
     if args.version:
         print(f"hermes-tui {__version__}")
-        return 0
+        return exit_codes.OK
     if args.command == "run":
-        from hermes_tui.headless import run_headless
-
-        return run_headless(args, prepare)
-    if args.command in ("sessions", "search", "export"):
-        return _run_store_command(args)
+        return _run_headless(args)
+    if args.command in READ_COMMANDS:
+        return _run_read_command(args)
+    if args.command == "doctor":
+        return _run_doctor(args)
     return _launch_tui(args)
 
 
@@ -188,10 +334,10 @@ def main(argv: list[str] | None = None) -> int:
         return _dispatch(argv)
     except (UsageError, ConfigError) as exc:
         print(f"hermes-tui: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return exit_codes.USAGE
     except KeyboardInterrupt:
         print("hermes-tui: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return exit_codes.INTERRUPTED
 
 
 if __name__ == "__main__":

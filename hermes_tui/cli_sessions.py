@@ -1,76 +1,47 @@
-"""Headless session commands: `hermes-tui sessions`, `search` and `export`.
+"""Headless session commands: `hermes-tui sessions`, `search` and `export` (parsed by cli.py).
 
-Each handler opens the state.db read-mostly (never creating one), prints to `out`, reports a
-problem as one line on stderr and returns an exit code: 0 success, 2 for a missing or unusable
-database, an unknown/ambiguous session or a bad format. Output contracts (stable for scripts):
-`sessions --json` is a JSON array of session objects (id, title, source, model,
-parent_session_id, started_at, ended_at, end_reason, message_count, last_active, preview,
-lineage_root_id); `search --json` a JSON array of hits (message_id, session_id,
-lineage_root_id, role, snippet, timestamp, ...); `export` md|json|jsonl.
-
-Kept light on imports so `hermes-tui search` starts fast; `python -m hermes_tui.cli_sessions`
-runs these handlers without the full CLI.
+Each handler opens an existing state.db (never creating one; `read_only=True` opens it without
+writing anything, for a home we cannot write), prints to `out`, reports a problem as one line
+on stderr and returns an exit code (hermes_tui.exit_codes): OK, or USAGE for a missing or
+unusable database, an unknown/ambiguous session or a bad format. Output contracts (stable for
+scripts): `sessions --json` is a JSON array of session objects with the fields
+store.models.LISTING_FIELDS; `search --json` a JSON array of hits with the fields
+store.search.SEARCH_HIT_FIELDS (`id` named `message_id`); `export` md|json|jsonl.
+Kept light on imports so `hermes-tui search` starts fast.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
+from hermes_tui import exit_codes
 from hermes_tui.store.db import SessionDB
 from hermes_tui.store.errors import StoreError
 from hermes_tui.store.export import EXPORT_FORMATS, build_export, render_json, render_jsonl, render_markdown
+from hermes_tui.store.models import LISTING_FIELDS
+from hermes_tui.store.search import SEARCH_HIT_FIELDS
 
-EXIT_OK = 0
-EXIT_USAGE = 2
-
-SESSION_FIELDS = (
-    "id",
-    "title",
-    "source",
-    "model",
-    "parent_session_id",
-    "started_at",
-    "ended_at",
-    "end_reason",
-    "message_count",
-    "tool_call_count",
-    "last_active",
-    "preview",
-    "lineage_root_id",
-)
-HIT_FIELDS = (
-    "message_id",
-    "session_id",
-    "lineage_root_id",
-    "role",
-    "snippet",
-    "timestamp",
-    "tool_name",
-    "source",
-    "model",
-    "session_started",
-    "context",
-)
+# `search --json` names a hit's message id `message_id`.
+HIT_FIELDS = tuple("message_id" if field == "id" else field for field in SEARCH_HIT_FIELDS)
 
 
 def _fail(err: TextIO | None, message: str) -> int:
-    print(f"hermes-tui: {message}", file=err or sys.stderr)
-    return EXIT_USAGE
+    print(f"hermes-tui: error: {message}", file=err or sys.stderr)
+    return exit_codes.USAGE
 
 
-async def _open_existing(db_path: Path) -> SessionDB:
+async def _open_existing(db_path: Path, read_only: bool) -> SessionDB:
     """Open an existing state.db; a missing file is a StoreError (we never create one here)."""
     path = Path(db_path).expanduser()
     if not path.exists():
         raise StoreError(f"no session database at {path}")
-    return await SessionDB.open(path)
+    return await SessionDB.open(path, read_only=read_only)
 
 
 def _when(epoch: float | None) -> str:
@@ -110,10 +81,11 @@ async def sessions_command(
     out: TextIO,
     err: TextIO | None = None,
     limit: int | None = None,
+    read_only: bool = False,
 ) -> int:
     """List sessions (compression chains shown as their tip); `show_all` lists every session."""
     try:
-        db = await _open_existing(db_path)
+        db = await _open_existing(db_path, read_only)
     except StoreError as exc:
         return _fail(err, str(exc))
     try:
@@ -128,12 +100,12 @@ async def sessions_command(
     finally:
         await db.close()
     if as_json:
-        payload = [{field: row.get(field) for field in SESSION_FIELDS} for row in rows]
+        payload = [{field: row.get(field) for field in LISTING_FIELDS} for row in rows]
         out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
-        return EXIT_OK
+        return exit_codes.OK
     if not rows:
         out.write("No sessions yet.\n")
-        return EXIT_OK
+        return exit_codes.OK
     table = [
         [
             row["id"],
@@ -147,7 +119,7 @@ async def sessions_command(
         for row in rows
     ]
     out.write(_table(table, ("ID", "TITLE", "SOURCE", "MODEL", "MSGS", "LAST ACTIVE", "PREVIEW")))
-    return EXIT_OK
+    return exit_codes.OK
 
 
 # --------------------------------------------------------------------------- search
@@ -162,6 +134,7 @@ async def search_command(
     out: TextIO,
     err: TextIO | None = None,
     sort: str | None = None,
+    read_only: bool = False,
 ) -> int:
     """Full-text search over every session's messages (newest first for common terms)."""
     if limit is None or int(limit) < 1:
@@ -169,7 +142,7 @@ async def search_command(
     if sort not in (None, "rank", "newest", "oldest"):
         return _fail(err, f"unknown sort '{sort}' (use rank, newest or oldest)")
     try:
-        db = await _open_existing(db_path)
+        db = await _open_existing(db_path, read_only)
     except StoreError as exc:
         return _fail(err, str(exc))
     try:
@@ -181,10 +154,10 @@ async def search_command(
     if as_json:
         payload = [{field: hit.get("id" if field == "message_id" else field) for field in HIT_FIELDS} for hit in hits]
         out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
-        return EXIT_OK
+        return exit_codes.OK
     if not hits:
         out.write("No matches.\n")
-        return EXIT_OK
+        return exit_codes.OK
     table = [
         [
             _when(hit["timestamp"]),
@@ -196,20 +169,26 @@ async def search_command(
         for hit in hits
     ]
     out.write(_table(table, ("WHEN", "SESSION", "MSG", "ROLE", "SNIPPET")))
-    return EXIT_OK
+    return exit_codes.OK
 
 
 # --------------------------------------------------------------------------- export
 
 
 async def export_command(
-    db_path: Path, session_ref: str, lineage: bool, fmt: str, out: TextIO, err: TextIO | None = None
+    db_path: Path,
+    session_ref: str,
+    lineage: bool,
+    fmt: str,
+    out: TextIO,
+    err: TextIO | None = None,
+    read_only: bool = False,
 ) -> int:
     """Write one session (or its lineage root -> tip) as md, json or jsonl."""
     if fmt not in EXPORT_FORMATS:
         return _fail(err, f"unknown export format '{fmt}' (use {', '.join(EXPORT_FORMATS)})")
     try:
-        db = await _open_existing(db_path)
+        db = await _open_existing(db_path, read_only)
     except StoreError as exc:
         return _fail(err, str(exc))
     try:
@@ -226,44 +205,4 @@ async def export_command(
             out.write(line)
     else:
         out.write(render_markdown(document))
-    return EXIT_OK
-
-
-# --------------------------------------------------------------------------- __main__
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m hermes_tui.cli_sessions [--db PATH] sessions|search|export ...`."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="hermes-tui-sessions", description=__doc__.splitlines()[0])
-    parser.add_argument("--db", type=Path, default=Path("~/.hermes-tui/state.db"), help="path to state.db")
-    commands = parser.add_subparsers(dest="command", required=True)
-    listing = commands.add_parser("sessions", help="list sessions")
-    listing.add_argument("--all", action="store_true", help="include hidden child sessions")
-    listing.add_argument("--json", action="store_true")
-    finder = commands.add_parser("search", help="search messages")
-    finder.add_argument("query")
-    finder.add_argument("--limit", type=int, default=20)
-    finder.add_argument("--role", default=None, help="comma-separated roles, e.g. user,assistant")
-    finder.add_argument("--sort", default=None, choices=("rank", "newest", "oldest"))
-    finder.add_argument("--json", action="store_true")
-    exporter = commands.add_parser("export", help="export a session")
-    exporter.add_argument("session")
-    exporter.add_argument("--lineage", action="store_true", help="the whole chain, root to tip")
-    exporter.add_argument("--format", default="md", help="md, json or jsonl")
-    args = parser.parse_args(argv)
-
-    out = sys.stdout
-    run: Any
-    if args.command == "sessions":
-        run = sessions_command(args.db, args.all, args.json, out)
-    elif args.command == "search":
-        run = search_command(args.db, args.query, args.limit, args.role, args.json, out, sort=args.sort)
-    else:
-        run = export_command(args.db, args.session, args.lineage, args.format, out)
-    return asyncio.run(run)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return exit_codes.OK

@@ -1,20 +1,24 @@
 """Settings with Hermes's defaults, resolved as flags > environment > <home>/config.toml > defaults.
 
-Owns: the typed `Settings` tree, the home-folder layout (`Home`), TOML loading with strict
-validation (unknown keys and wrong types are a `ConfigError` naming the file and the key),
-and provider/key resolution (which provider runs, with which key and base URL).
-Never imports Textual, Rich or an SDK.
+Owns: the typed `Settings` tree, the home-folder layout (`Home`: created 0700, a warning line
+for an existing looser one), TOML loading with strict validation (unknown keys, wrong types and
+out-of-range numbers are a one-line `ConfigError` naming where the value came from: the file and
+key, the environment variable or the flag), and provider/key resolution (which provider runs,
+with which key and base URL). Never imports Textual, Rich or an SDK.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
+
+from hermes_tui.store.file_modes import PRIVATE_DIR_MODE, looser_than, make_private_dir, permission_bits
 
 DEFAULT_HOME = "~/.hermes-tui"
 PROVIDERS = ("demo", "openai", "anthropic")
@@ -142,16 +146,42 @@ class Home:
         return self.root / "skills"
 
     def ensure(self) -> Home:
-        """Create the folders; a home we cannot create or write is a ConfigError."""
+        """Create the folders, private (0700) from the start; a home we cannot use is a ConfigError."""
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            self.memories.mkdir(exist_ok=True)
-            self.skills.mkdir(exist_ok=True)
+            for folder in (self.root, self.memories, self.skills):
+                make_private_dir(folder)
         except OSError as exc:
             raise ConfigError(f"cannot use home folder {self.root}: {exc.strerror or exc}") from None
         if not os.access(self.root, os.R_OK | os.W_OK | os.X_OK):
             raise ConfigError(f"cannot use home folder {self.root}: not readable and writable")
         return self
+
+    def require_existing(self) -> Home:
+        """For the read commands: the folder must exist and be readable (it may be read-only)."""
+        if not self.root.is_dir():
+            raise ConfigError(f"home folder {self.root} does not exist")
+        if not os.access(self.root, os.R_OK | os.X_OK):
+            raise ConfigError(f"cannot read home folder {self.root}")
+        return self
+
+    @property
+    def writable(self) -> bool:
+        """Can state.db be written here (the folder, and the file when it exists)?"""
+        folder_ok = os.access(self.root, os.W_OK | os.X_OK)
+        return folder_ok and (not self.state_db.exists() or os.access(self.state_db, os.W_OK))
+
+    def permission_warning(self) -> str | None:
+        """One line when the existing home folder lets group or others in (it should be 0700)."""
+        try:
+            mode = permission_bits(self.root)
+        except OSError:
+            return None
+        if not looser_than(mode, PRIVATE_DIR_MODE):
+            return None
+        return (
+            f"warning: home folder {self.root} is {mode:04o}, readable by other users;"
+            f" `chmod 700 {self.root}` makes it private"
+        )
 
 
 def resolve_home(flag: str | None = None, env: Mapping[str, str] | None = None) -> Home:
@@ -162,12 +192,80 @@ def resolve_home(flag: str | None = None, env: Mapping[str, str] | None = None) 
 
 # --------------------------------------------------------------------------- loading
 
+# The command-line flags that set a setting (the CLI builds its overrides from this table, and an
+# error in a flag's value names the flag).
+FLAG_SETTINGS: dict[str, str] = {
+    "--provider": "model.provider",
+    "--model": "model.name",
+    "--base-url": "model.base_url",
+    "--context-length": "model.context_length",
+    "--yes": "tools.auto_approve",
+}
+
+_ENV_OVERRIDES: dict[str, str] = {
+    "HERMES_TUI_PROVIDER": "model.provider",
+    "HERMES_TUI_MODEL": "model.name",
+    "HERMES_TUI_BASE_URL": "model.base_url",
+    "HERMES_TUI_CONTEXT_LENGTH": "model.context_length",
+}
+
+# The smallest context window the agent accepts (the same figure as the core's
+# MINIMUM_CONTEXT_LENGTH; a test keeps them equal).
+MINIMUM_CONTEXT_LENGTH = 64_000
+
+# Every number in Settings and the values it may take (a test checks that none is missing).
+NUMBER_RULES: dict[str, tuple[Callable[[float], bool], str]] = {
+    "model.context_length": (
+        lambda v: v == 0 or v >= MINIMUM_CONTEXT_LENGTH,
+        f"0 (the model's known window) or at least {MINIMUM_CONTEXT_LENGTH:,} tokens",
+    ),
+    "model.max_tokens": (lambda v: v >= 1, ">= 1"),
+    "compression.threshold": (lambda v: 0 < v <= 1, "in (0, 1]"),
+    "compression.target_ratio": (lambda v: 0 < v < 1, "in (0, 1)"),
+    "compression.protect_first_n": (lambda v: v >= 0, ">= 0"),
+    "compression.protect_last_n": (lambda v: v >= 0, ">= 0"),
+    "compression.hygiene_hard_message_limit": (lambda v: v >= 1, ">= 1"),
+    "auxiliary.compression.timeout": (lambda v: v > 0, "> 0 seconds"),
+    "agent.max_turns": (lambda v: v >= 1, ">= 1"),
+    "agent.api_max_retries": (lambda v: v >= 0, ">= 0"),
+    "memory.memory_char_limit": (lambda v: v >= 1, ">= 1"),
+    "memory.user_char_limit": (lambda v: v >= 1, ">= 1"),
+    "memory.nudge_interval": (lambda v: v >= 0, ">= 0 (0 = never)"),
+    "skills.creation_nudge_interval": (lambda v: v >= 0, ">= 0 (0 = never)"),
+    "sessions.retention_days": (lambda v: v >= 1, ">= 1"),
+    "sessions.min_interval_hours": (lambda v: v >= 0, ">= 0"),
+    "tools.read_max_bytes": (lambda v: v >= 1, ">= 1"),
+    "tools.terminal_timeout": (lambda v: v > 0, "> 0 seconds"),
+}
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "prompt_caching.cache_ttl": ("5m", "1h"),
+}
+_URL_SETTINGS = ("model.base_url", "auxiliary.compression.base_url")
+
+
+class _Origins:
+    """Where each setting's value came from, so an error names the flag, variable or file+key."""
+
+    def __init__(self, config_file: Path) -> None:
+        self.config_file = config_file
+        self._labels: dict[str, str] = {}
+
+    def set(self, dotted: str, label: str) -> None:
+        self._labels[dotted] = label
+
+    def label(self, dotted: str) -> str:
+        return self._labels.get(dotted) or f"default '{dotted}'"
+
+    def file_label(self, dotted: str) -> str:
+        return f"{self.config_file}: '{dotted}'"
+
 
 def _type_name(tp: Any) -> str:
     return {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}.get(tp, str(tp))
 
 
-def _coerce(value: Any, tp: Any, where: str) -> Any:
+def _coerce(value: Any, tp: Any, label: str) -> Any:
     if tp is bool:
         if isinstance(value, bool):
             return value
@@ -176,82 +274,113 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
             return value
     elif tp is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                raise ConfigError(f"{label} must be a finite number, got {value!r}")
             return float(value)
     elif tp is str and isinstance(value, str):
         return value
-    raise ConfigError(f"{where} must be {_type_name(tp)}, got {type(value).__name__} {value!r}")
+    raise ConfigError(f"{label} must be {_type_name(tp)}, got {type(value).__name__} {value!r}")
 
 
-def _apply(target: Any, data: Mapping[str, Any], origin: str, prefix: str = "") -> None:
+def _apply(
+    target: Any,
+    data: Mapping[str, Any],
+    origins: _Origins,
+    source: str,
+    label_of: Callable[[str], str],
+    prefix: str = "",
+) -> None:
+    """Set `data` (a nested mapping from `source`) on `target`, checking keys and types.
+
+    Records each value's origin label (`label_of(dotted key)`) for the range checks.
+    """
     hints = get_type_hints(type(target))
     for key, value in data.items():
         dotted = f"{prefix}{key}"
+        label = label_of(dotted)
         if key not in hints:
-            raise ConfigError(f"{origin}: unknown key '{dotted}'")
+            raise ConfigError(f"{source}: unknown key '{dotted}'")
         tp = hints[key]
         if dataclasses.is_dataclass(tp):
             if not isinstance(value, Mapping):
-                raise ConfigError(f"{origin}: '{dotted}' must be a table")
-            _apply(getattr(target, key), value, origin, dotted + ".")
+                raise ConfigError(f"{label} must be a table")
+            _apply(getattr(target, key), value, origins, source, label_of, dotted + ".")
         else:
-            setattr(target, key, _coerce(value, tp, f"{origin}: '{dotted}'"))
+            setattr(target, key, _coerce(value, tp, label))
+            origins.set(dotted, label)
 
 
-def _validate(settings: Settings, origin: str) -> None:
-    c = settings.compression
-    if not 0.0 < c.threshold <= 1.0:
-        raise ConfigError(f"{origin}: 'compression.threshold' must be in (0, 1], got {c.threshold}")
-    if not 0.0 < c.target_ratio < 1.0:
-        raise ConfigError(f"{origin}: 'compression.target_ratio' must be in (0, 1), got {c.target_ratio}")
-    for name in ("protect_first_n", "protect_last_n"):
-        if getattr(c, name) < 0:
-            raise ConfigError(f"{origin}: 'compression.{name}' must be >= 0")
-    if settings.model.provider and settings.model.provider not in PROVIDERS:
+def _get(settings: Settings, dotted: str) -> Any:
+    value: Any = settings
+    for part in dotted.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _validate(settings: Settings, origins: _Origins) -> None:
+    """Range and choice rules for every value; the error names where the bad value came from."""
+    for dotted, (ok, wanted) in NUMBER_RULES.items():
+        value = _get(settings, dotted)
+        if not ok(value):
+            raise ConfigError(f"{origins.label(dotted)} must be {wanted}, got {value!r}")
+    for dotted, allowed in _CHOICES.items():
+        value = _get(settings, dotted)
+        if value not in allowed:
+            choices = " or ".join(f'"{choice}"' for choice in allowed)
+            raise ConfigError(f"{origins.label(dotted)} must be {choices}, got {value!r}")
+    provider = settings.model.provider
+    if provider and provider not in PROVIDERS:
         raise ConfigError(
-            f"{origin}: unknown provider '{settings.model.provider}' (choose from {', '.join(PROVIDERS)})"
+            f"{origins.label('model.provider')}: unknown provider '{provider}' (choose from {', '.join(PROVIDERS)})"
         )
-    if settings.model.context_length < 0:
-        raise ConfigError(f"{origin}: 'model.context_length' must be >= 0")
-    if settings.agent.max_turns < 1:
-        raise ConfigError(f"{origin}: 'agent.max_turns' must be >= 1")
-    if settings.prompt_caching.cache_ttl not in ("5m", "1h"):
-        raise ConfigError(f'{origin}: \'prompt_caching.cache_ttl\' must be "5m" or "1h"')
+    aux_provider = settings.auxiliary.compression.provider.strip().lower()
+    if aux_provider not in ("auto", *PROVIDERS):
+        raise ConfigError(
+            f"{origins.label('auxiliary.compression.provider')}: unknown provider"
+            f" '{settings.auxiliary.compression.provider}' (choose from auto, {', '.join(PROVIDERS)})"
+        )
+    for dotted in _URL_SETTINGS:
+        url = _get(settings, dotted)
+        if url and not url.startswith(("http://", "https://")):
+            raise ConfigError(f"{origins.label(dotted)} must be an http:// or https:// URL, got {url!r}")
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
+    """The parsed config.toml, {} when there is none; any problem reading it is one ConfigError line."""
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
 
 
-_ENV_OVERRIDES: dict[str, tuple[str, str]] = {
-    "HERMES_TUI_PROVIDER": ("model", "provider"),
-    "HERMES_TUI_MODEL": ("model", "name"),
-    "HERMES_TUI_BASE_URL": ("model", "base_url"),
-    "HERMES_TUI_CONTEXT_LENGTH": ("model", "context_length"),
-}
-
-
-def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The settings the environment sets (nested) and, per dotted key, the variable that set it."""
     layer: dict[str, Any] = {}
-    for var, (section, key) in _ENV_OVERRIDES.items():
+    names: dict[str, str] = {}
+    for var, dotted in _ENV_OVERRIDES.items():
         raw = env.get(var)
         if raw is None or raw == "":
             continue
+        section, key = dotted.split(".")
         value: Any = raw
         if key == "context_length":
             try:
-                value = int(raw)
+                value = int(raw.strip())
             except ValueError:
-                raise ConfigError(f"environment: {var} must be an integer, got {raw!r}") from None
+                raise ConfigError(f"environment variable {var} must be an integer, got {raw!r}") from None
         layer.setdefault(section, {})[key] = value
-    return layer
+        names[dotted] = var
+    return layer, names
 
 
 def load_settings(
@@ -259,14 +388,23 @@ def load_settings(
     overrides: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
-    """Defaults, then config.toml, then the environment, then flag overrides (nested dict)."""
+    """Defaults, then config.toml, then the environment, then flag overrides (nested dict).
+
+    Every ConfigError names the source of the bad value: the file and key, the environment
+    variable, or the flag (see FLAG_SETTINGS).
+    """
     env = os.environ if env is None else env
     settings = Settings()
-    _apply(settings, load_config_file(home.config_file), str(home.config_file))
-    _apply(settings, _env_layer(env), "environment")
+    origins = _Origins(home.config_file)
+    _apply(settings, load_config_file(home.config_file), origins, str(home.config_file), origins.file_label)
+    env_layer, env_names = _env_layer(env)
+    env_label = lambda dotted: f"environment variable {env_names.get(dotted, dotted)}"  # noqa: E731
+    _apply(settings, env_layer, origins, "environment", env_label)
     if overrides:
-        _apply(settings, overrides, "command line")
-    _validate(settings, str(home.config_file))
+        flags = {dotted: flag for flag, dotted in FLAG_SETTINGS.items()}
+        flag_label = lambda dotted: flags.get(dotted) or f"command line '{dotted}'"  # noqa: E731
+        _apply(settings, overrides, origins, "command line", flag_label)
+    _validate(settings, origins)
     return settings
 
 

@@ -17,11 +17,10 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from hermes_tui.core import events as ev
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+from hermes_tui.exit_codes import FAILED as EXIT_FAILED
+from hermes_tui.exit_codes import INTERRUPTED as EXIT_INTERRUPTED
+from hermes_tui.exit_codes import OK as EXIT_OK
+from hermes_tui.exit_codes import USAGE as EXIT_USAGE
 
 
 class HeadlessPrinter:

@@ -78,3 +78,160 @@ def test_provider_resolution_by_keys(tmp_path: Path) -> None:
         resolve_provider(s, env={})
     local = resolve_provider(s, env={"OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"})
     assert local.base_url.endswith("/v1") and local.api_key  # local servers need no real key
+
+
+# --------------------------------------------------------------------------- every number, every source
+
+
+def _numeric_settings(node: object = None, prefix: str = "") -> dict[str, type]:
+    """Every int/float field of Settings as {dotted key: type}."""
+    import dataclasses
+    from typing import get_type_hints
+
+    from hermes_tui.config import Settings
+
+    node = Settings() if node is None else node
+    found: dict[str, type] = {}
+    for name, tp in get_type_hints(type(node)).items():
+        if dataclasses.is_dataclass(tp):
+            found |= _numeric_settings(getattr(node, name), f"{prefix}{name}.")
+        elif tp in (int, float):
+            found[f"{prefix}{name}"] = tp
+    return found
+
+
+def test_every_number_has_a_range_rule_and_the_defaults_pass_it() -> None:
+    from hermes_tui.config import NUMBER_RULES
+
+    numbers = _numeric_settings()
+    assert set(numbers) == set(NUMBER_RULES)
+    assert len(numbers) == 18
+
+
+def _toml_for(dotted: str, literal: str) -> str:
+    *table, key = dotted.split(".")
+    return f"[{'.'.join(table)}]\n{key} = {literal}\n"
+
+
+# (dotted key, a value out of range) for every number
+OUT_OF_RANGE = {
+    "model.context_length": "-1",
+    "model.max_tokens": "0",
+    "compression.threshold": "0.0",
+    "compression.target_ratio": "1.0",
+    "compression.protect_first_n": "-1",
+    "compression.protect_last_n": "-3",
+    "compression.hygiene_hard_message_limit": "0",
+    "auxiliary.compression.timeout": "0.0",
+    "agent.max_turns": "0",
+    "agent.api_max_retries": "-1",
+    "memory.memory_char_limit": "0",
+    "memory.user_char_limit": "0",
+    "memory.nudge_interval": "-1",
+    "skills.creation_nudge_interval": "-5",
+    "sessions.retention_days": "0",
+    "sessions.min_interval_hours": "-1",
+    "tools.read_max_bytes": "0",
+    "tools.terminal_timeout": "-2.5",
+}
+
+
+@pytest.mark.parametrize("dotted", sorted(OUT_OF_RANGE))
+def test_each_number_out_of_range_in_the_file_names_file_and_key(tmp_path: Path, dotted: str) -> None:
+    home = _home(tmp_path, _toml_for(dotted, OUT_OF_RANGE[dotted]))
+    with pytest.raises(ConfigError) as info:
+        load_settings(home, env={})
+    message = str(info.value)
+    assert message.startswith(f"{home.config_file}: '{dotted}' must be ") and "\n" not in message
+
+
+@pytest.mark.parametrize("dotted", sorted(OUT_OF_RANGE))
+def test_each_number_of_the_wrong_type_names_file_and_key(tmp_path: Path, dotted: str) -> None:
+    home = _home(tmp_path, _toml_for(dotted, "'ten'"))
+    with pytest.raises(ConfigError) as info:
+        load_settings(home, env={})
+    kind = "an integer" if _numeric_settings()[dotted] is int else "a number"
+    assert str(info.value) == f"{home.config_file}: '{dotted}' must be {kind}, got str 'ten'"
+
+
+@pytest.mark.parametrize("literal", ["nan", "inf", "-inf"])
+def test_non_finite_numbers_are_refused(tmp_path: Path, literal: str) -> None:
+    home = _home(tmp_path, _toml_for("tools.terminal_timeout", literal))
+    with pytest.raises(ConfigError, match=r"'tools.terminal_timeout' must be a finite number"):
+        load_settings(home, env={})
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"HERMES_TUI_CONTEXT_LENGTH": "-5"},
+            "environment variable HERMES_TUI_CONTEXT_LENGTH must be 0 (the model's known window)"
+            " or at least 64,000 tokens, got -5",
+        ),
+        ({"HERMES_TUI_CONTEXT_LENGTH": "lots"}, "environment variable HERMES_TUI_CONTEXT_LENGTH must be an integer"),
+        ({"HERMES_TUI_PROVIDER": "gemini"}, "environment variable HERMES_TUI_PROVIDER: unknown provider 'gemini'"),
+        (
+            {"HERMES_TUI_BASE_URL": "localhost:11434"},
+            "environment variable HERMES_TUI_BASE_URL must be an http:// or https:// URL, got 'localhost:11434'",
+        ),
+    ],
+)
+def test_environment_errors_name_the_variable_not_a_file(tmp_path: Path, env: dict, message: str) -> None:
+    home = _home(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        load_settings(home, env=env)
+    assert str(info.value).startswith(message) and "config.toml" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"model": {"provider": "gemini"}}, "--provider: unknown provider 'gemini'"),
+        ({"model": {"base_url": "ftp://x"}}, "--base-url must be an http:// or https:// URL, got 'ftp://x'"),
+        ({"model": {"context_length": 1000}}, "--context-length must be 0 (the model's known window) or at least"),
+        ({"compression": {"threshold": 2.0}}, "command line 'compression.threshold' must be in (0, 1], got 2.0"),
+    ],
+)
+def test_flag_errors_name_the_flag(tmp_path: Path, overrides: dict, message: str) -> None:
+    home = _home(tmp_path, "[model]\nname = 'fine'\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(home, overrides, env={})
+    assert str(info.value).startswith(message) and "config.toml" not in str(info.value)
+
+
+def test_the_file_is_blamed_only_for_its_own_values(tmp_path: Path) -> None:
+    home = _home(tmp_path, "[model]\ncontext_length = 1000\n")
+    with pytest.raises(ConfigError, match=r"config\.toml: 'model\.context_length' must be 0"):
+        load_settings(home, env={})
+    fixed = load_settings(home, env={"HERMES_TUI_CONTEXT_LENGTH": "200000"})  # the environment overrides it
+    assert fixed.model.context_length == 200000
+
+
+def test_minimum_window_matches_the_core() -> None:
+    from hermes_tui.config import MINIMUM_CONTEXT_LENGTH
+    from hermes_tui.core.context.windows import MINIMUM_CONTEXT_LENGTH as CORE_MINIMUM
+
+    assert MINIMUM_CONTEXT_LENGTH == CORE_MINIMUM
+
+
+def test_a_config_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    home.config_file.write_bytes(b"[model]\nname = '\xe9t\xe9'\n")  # Latin-1
+    with pytest.raises(ConfigError) as info:
+        load_settings(home, env={})
+    assert str(info.value) == f"{home.config_file}: not UTF-8 text (byte 16); save it as UTF-8"
+
+
+def test_a_config_file_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    home.config_file.mkdir()
+    with pytest.raises(ConfigError) as info:
+        load_settings(home, env={})
+    assert str(info.value) == f"{home.config_file}: cannot read: Is a directory"
+
+
+def test_auxiliary_provider_is_checked_with_its_source(tmp_path: Path) -> None:
+    home = _home(tmp_path, "[auxiliary.compression]\nprovider = 'gemini'\n")
+    with pytest.raises(ConfigError, match=r"config\.toml: 'auxiliary\.compression\.provider': unknown provider"):
+        load_settings(home, env={})

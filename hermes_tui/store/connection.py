@@ -1,12 +1,15 @@
 """The two SQLite connections behind a SessionDB and the rules for using them.
 
-Owns: opening a file (header check, WAL with the DELETE fallback, foreign keys, schema v14),
+Owns: opening a file (header check, WAL with the DELETE fallback, foreign keys, schema v14;
+a new file is created 0600 first, so SQLite gives its -wal and -shm the same private mode),
 a writer connection where every write runs in `BEGIN IMMEDIATE` with Hermes's retry on
 locked/busy (random 20-150 ms sleeps, 15 attempts) and a PASSIVE checkpoint every 50 writes
 and on close, and a separate reader connection so reads never wait behind a writer (WAL).
 A whole transaction, or a whole multi-statement read, runs as one call on the connection's
 aiosqlite thread (through `Connection._execute`, the primitive aiosqlite's own methods queue
 work with): one thread hop instead of one per statement.
+A read-only open (`read_only=True`, for the read commands in a home we cannot write) has only
+the reader: no schema work, no checkpoints, and writes raise `StoreError`.
 SQLite failures leave this module as `StoreError`, one line naming the file.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
 import sqlite3
 import time
@@ -24,7 +28,8 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from hermes_tui.store.errors import StoreError
-from hermes_tui.store.schema import SchemaState, ensure_schema
+from hermes_tui.store.file_modes import make_private_dir, touch_private_file
+from hermes_tui.store.schema import SCHEMA_VERSION, SchemaState, ensure_schema, fts_support, needs_schema_work
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +99,10 @@ def _check_header(path: Path) -> None:
 def _prepare_file(path: Path) -> tuple[SchemaState, str]:
     """Synchronous open: header check, journal mode, schema; retried while another writer holds it."""
     _check_header(path)
+    try:
+        touch_private_file(path)  # a new state.db (and so its -wal/-shm) is private from the start
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot create ({exc.strerror or exc})") from None
     for attempt in range(WRITE_ATTEMPTS):
         conn: sqlite3.Connection | None = None
         try:
@@ -111,6 +120,99 @@ def _prepare_file(path: Path) -> tuple[SchemaState, str]:
             if conn is not None:
                 conn.close()
     raise StoreError(f"{path}: database stayed locked")  # pragma: no cover - loop always returns
+
+
+def read_only_uri(path: Path, *, immutable: bool = False) -> str:
+    """The `file:` URI that opens `path` without ever writing it."""
+    return path.resolve().as_uri() + ("?immutable=1" if immutable else "?mode=ro")
+
+
+def connect_read_only(path: Path, *, timeout: float = BUSY_TIMEOUT_S) -> tuple[sqlite3.Connection, str]:
+    """A stdlib connection that cannot write `path`, and the URI it used.
+
+    `mode=ro` first. In a folder we cannot write, a WAL file without its -shm cannot be opened
+    that way; then it is opened `immutable` — safe only because nobody can be writing it (a
+    writer would need the -wal and -shm there): a non-empty -wal means recent commits are not in
+    the main file yet, and that case is a StoreError asking for write access instead.
+    Raises StoreError (missing file, not SQLite, unreadable).
+    """
+    if not path.exists():
+        raise StoreError(f"no session database at {path}")
+    _check_header(path)
+    uri = read_only_uri(path)
+    conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return conn, uri
+    except sqlite3.Error as exc:
+        conn.close()
+        if not _is_read_only_error(exc):
+            raise StoreError(describe_error(path, exc)) from None
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreError(
+            f"{path}: recent changes are still in {wal.name} and this folder is read-only;"
+            " open it once with write access"
+        )
+    uri = read_only_uri(path, immutable=True)
+    conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        conn.close()
+        raise StoreError(describe_error(path, exc)) from None
+    return conn, uri
+
+
+def connect_query_only(path: Path, *, timeout: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
+    """A stdlib connection that only reads `path` and leaves no -wal/-shm behind.
+
+    Where we may write, a normal connection with `query_only` (the last connection to close
+    checkpoints and removes the -wal and -shm, as any of ours does); elsewhere
+    `connect_read_only`. Raises StoreError (missing file, not SQLite, unreadable).
+    """
+    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
+        return connect_read_only(path, timeout=timeout)[0]
+    if not path.exists():
+        raise StoreError(f"no session database at {path}")
+    _check_header(path)
+    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+    try:
+        conn.execute("PRAGMA query_only=ON")
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        conn.close()
+        raise StoreError(describe_error(path, exc)) from None
+    return conn
+
+
+def _is_read_only_error(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
+
+
+def _inspect_read_only(path: Path) -> tuple[SchemaState, str, str]:
+    """Schema state, journal mode and URI of a file opened read-only; StoreError if it needs schema work."""
+    conn, uri = connect_read_only(path)
+    try:
+        fts, trigram = fts_support()
+        stored = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] if _has_table(conn) else None
+        if needs_schema_work(conn, fts, trigram):
+            found = f"schema v{stored}" if stored else "an older schema"
+            raise StoreError(
+                f"{path}: has {found} and needs an upgrade to v{SCHEMA_VERSION}, but it is read-only here;"
+                " open it once with write access"
+            )
+        mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+        return SchemaState(fts_available=fts, trigram_available=trigram, version=int(stored)), mode, uri
+    except sqlite3.Error as exc:
+        raise StoreError(describe_error(path, exc)) from None
+    finally:
+        conn.close()
+
+
+def _has_table(conn: sqlite3.Connection, name: str = "schema_version") -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
 async def _connect(path: Path, *, read_only: bool) -> aiosqlite.Connection:
@@ -132,7 +234,7 @@ class StoreConnections:
     def __init__(
         self,
         path: Path,
-        writer: aiosqlite.Connection,
+        writer: aiosqlite.Connection | None,
         reader: aiosqlite.Connection,
         schema: SchemaState,
         journal_mode: str,
@@ -147,10 +249,13 @@ class StoreConnections:
         self._closed = False
 
     @classmethod
-    async def open(cls, path: Path) -> StoreConnections:
+    async def open(cls, path: Path, *, read_only: bool = False) -> StoreConnections:
+        """Open (creating if needed) and bring to schema v14; `read_only` opens an existing file as is."""
         path = Path(path).expanduser()
+        if read_only:
+            return await cls._open_read_only(path)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dir(path.parent)
         except OSError as exc:
             raise StoreError(f"{path}: cannot create its folder ({exc.strerror or exc})") from None
         schema, mode = await asyncio.to_thread(_prepare_file, path)
@@ -164,6 +269,21 @@ class StoreConnections:
                     await conn.close()
             raise StoreError(describe_error(path, exc)) from None
         return cls(path, writer, reader, schema, mode)
+
+    @classmethod
+    async def _open_read_only(cls, path: Path) -> StoreConnections:
+        schema, mode, uri = await asyncio.to_thread(_inspect_read_only, path)
+        try:
+            reader = await aiosqlite.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            reader.row_factory = sqlite3.Row
+            await reader.execute("PRAGMA query_only=ON")
+        except sqlite3.Error as exc:
+            raise StoreError(describe_error(path, exc)) from None
+        return cls(path, None, reader, schema, mode)
+
+    @property
+    def read_only(self) -> bool:
+        return self.writer is None
 
     # ------------------------------------------------------------------ writes
 
@@ -179,10 +299,11 @@ class StoreConnections:
         return await self._write(work)
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        writer = self._writer()
         async with self._write_lock:
             for attempt in range(WRITE_ATTEMPTS):
                 try:
-                    result = await self._settled(self.writer._execute(_transaction, self.writer._conn, work))
+                    result = await self._settled(writer._execute(_transaction, writer._conn, work))
                 except sqlite3.Error as exc:
                     if is_locked_error(exc) and attempt < WRITE_ATTEMPTS - 1:
                         await asyncio.sleep(random.uniform(*RETRY_SLEEP_RANGE_S))
@@ -206,8 +327,15 @@ class StoreConnections:
                 task.exception()  # retrieved: an error after cancellation is not reported twice
             raise
 
+    def _writer(self) -> aiosqlite.Connection:
+        if self.writer is None:
+            raise StoreError(f"{self.path}: opened read-only; nothing can be saved")
+        return self.writer
+
     async def checkpoint(self) -> None:
         """PASSIVE WAL checkpoint: copies what it can without waiting for readers."""
+        if self.writer is None:
+            return
         try:
             await self.writer.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)")
         except sqlite3.Error as exc:
@@ -216,9 +344,10 @@ class StoreConnections:
     async def execute_outside_transaction(self, sql: str, params: Params = ()) -> None:
         """Statements that cannot run in a transaction (VACUUM); serialized with writes."""
         self._ensure_open()
+        writer = self._writer()
         async with self._write_lock:
             try:
-                await self.writer.execute_fetchall(sql, params)
+                await writer.execute_fetchall(sql, params)
             except sqlite3.Error as exc:
                 raise StoreError(describe_error(self.path, exc)) from None
 
@@ -273,6 +402,8 @@ class StoreConnections:
             self._closed = True
             await self.checkpoint()
             for conn in (self.reader, self.writer):
+                if conn is None:
+                    continue
                 try:
                     await conn.close()
                 except (sqlite3.Error, ValueError):

@@ -37,12 +37,18 @@ class SessionDB(MaintenanceMixin, LocksMixin, SearchMixin, ViewsMixin, ListingMi
         self._conns = connections
 
     @classmethod
-    async def open(cls, path: str | Path) -> SessionDB:
+    async def open(cls, path: str | Path, *, read_only: bool = False) -> SessionDB:
         """Open (creating if needed) the database at `path` and bring it to schema v14.
 
+        `read_only=True` opens an existing file without writing anything (not even a schema
+        upgrade, so an out-of-date file is a StoreError); every write then raises StoreError.
         Raises StoreError with one line naming the file when it is not a usable SQLite database.
         """
-        return cls(await StoreConnections.open(Path(path)))
+        return cls(await StoreConnections.open(Path(path), read_only=read_only))
+
+    @property
+    def read_only(self) -> bool:
+        return self._conns.read_only
 
     async def close(self) -> None:
         """Checkpoint and close; safe to call twice."""

@@ -16,27 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_tui.store.codec import flatten_text
 from hermes_tui.store.lineage_queries import edge_kind
-from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, SUMMARY_MARKERS
+from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EXPORT_SESSION_FIELDS, SUMMARY_MARKERS
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
 
 EXPORT_FORMATS = ("md", "json", "jsonl")
 SUMMARY_END_MARKER = "--- END OF CONTEXT SUMMARY"
-_SESSION_FIELDS = (
-    "id",
-    "title",
-    "source",
-    "model",
-    "parent_session_id",
-    "started_at",
-    "ended_at",
-    "end_reason",
-    "message_count",
-    "tool_call_count",
-    "input_tokens",
-    "output_tokens",
-)
 
 
 def is_compression_summary(content: Any) -> bool:
@@ -95,7 +81,7 @@ async def build_export(db: SessionDB, session_id: str, lineage: bool = False) ->
         if lineage and edge == EDGE_BRANCH:
             while skipped < min(len(rows), len(previous_rows)) and _same_turn(rows[skipped], previous_rows[skipped]):
                 skipped += 1
-        entry = {field: row.get(field) for field in _SESSION_FIELDS}
+        entry = {field: row.get(field) for field in EXPORT_SESSION_FIELDS}
         entry["edge"] = edge
         entry["inherited_messages"] = skipped
         entry["messages"] = [_export_message(r, edge == EDGE_COMPRESSION) for r in rows[skipped:]]

@@ -13,6 +13,26 @@ EDGE_COMPRESSION = "compression"
 EDGE_BRANCH = "branch"
 EDGE_OTHER = "other"
 
+# The one list of the session fields every summary of a session carries (the `sessions --json`
+# listing, each session of an export), in output order. The listing adds LISTING_EXTRA_FIELDS
+# (computed by list_sessions_rich), an export adds EXPORT_EXTRA_FIELDS (stored token counters).
+SESSION_FIELDS = (
+    "id",
+    "title",
+    "source",
+    "model",
+    "parent_session_id",
+    "started_at",
+    "ended_at",
+    "end_reason",
+    "message_count",
+    "tool_call_count",
+)
+LISTING_EXTRA_FIELDS = ("last_active", "preview", "lineage_root_id")
+LISTING_FIELDS = (*SESSION_FIELDS, *LISTING_EXTRA_FIELDS)
+EXPORT_EXTRA_FIELDS = ("input_tokens", "output_tokens")
+EXPORT_SESSION_FIELDS = (*SESSION_FIELDS, *EXPORT_EXTRA_FIELDS)
+
 
 @dataclass(slots=True)
 class LineageNode:

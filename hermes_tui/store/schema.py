@@ -184,6 +184,21 @@ def _probe_fts5(conn: sqlite3.Connection, tokenizer: str | None = None) -> bool:
         return False
 
 
+def probe_fts(conn: sqlite3.Connection) -> tuple[bool, bool]:
+    """(FTS5 available, trigram tokenizer available) in this SQLite build."""
+    fts = _probe_fts5(conn)
+    return fts, fts and _probe_fts5(conn, "trigram")
+
+
+def fts_support() -> tuple[bool, bool]:
+    """`probe_fts` on a scratch in-memory database, for connections that cannot create anything."""
+    scratch = sqlite3.connect(":memory:")
+    try:
+        return probe_fts(scratch)
+    finally:
+        scratch.close()
+
+
 def _existing(conn: sqlite3.Connection, kind: str) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = ?", (kind,))}
 
@@ -225,7 +240,7 @@ def _stored_version(conn: sqlite3.Connection) -> int | None:
     return None if row is None or row[0] is None else int(row[0])
 
 
-def _needs_work(conn: sqlite3.Connection, fts: bool, trigram: bool) -> bool:
+def needs_schema_work(conn: sqlite3.Connection, fts: bool, trigram: bool) -> bool:
     """A read-only check: is anything missing? (The common case opens without a write lock.)"""
     tables = _existing(conn, "table")
     stored = _stored_version(conn)
@@ -311,9 +326,8 @@ def ensure_schema(conn: sqlite3.Connection) -> SchemaState:
 
     Raises sqlite3 errors unchanged (the caller retries "locked" and reports corruption).
     """
-    fts = _probe_fts5(conn)
-    trigram = fts and _probe_fts5(conn, "trigram")
-    if _needs_work(conn, fts, trigram):
+    fts, trigram = probe_fts(conn)
+    if needs_schema_work(conn, fts, trigram):
         conn.execute("BEGIN IMMEDIATE")
         try:
             _apply(conn, fts, trigram)

@@ -33,6 +33,22 @@ LIKE_SCAN_CHARS = 4000
 SNIPPET_TOKENS = 40
 SORTS = (None, "rank", "newest", "oldest")
 
+# The keys of every hit `search_messages` returns (the CLI's `search --json` contract is these,
+# with `id` named `message_id`).
+SEARCH_HIT_FIELDS = (
+    "id",
+    "session_id",
+    "lineage_root_id",
+    "role",
+    "snippet",
+    "timestamp",
+    "tool_name",
+    "source",
+    "model",
+    "session_started",
+    "context",
+)
+# The columns a hit query selects, in order (parent_session_id is replaced by lineage_root_id).
 _HIT_KEYS = (
     "id",
     "session_id",
@@ -211,8 +227,7 @@ class SearchMixin(StoreBase):
     ) -> list[dict[str, Any]]:
         """Messages matching `query`, each with snippet, context and lineage root (module docstring).
 
-        Hit keys: id, session_id, lineage_root_id, role, snippet, timestamp, tool_name, source,
-        model, session_started, context. Raises ValueError only for an unknown `sort`.
+        Hit keys: SEARCH_HIT_FIELDS. Raises ValueError only for an unknown `sort`.
         """
         query = (query or "").strip()
         if sort not in SORTS:

@@ -222,7 +222,7 @@ async def test_summary_call_budget_and_output_redaction() -> None:
     assert leaky.max_tokens == [int(2000 * 1.3)]  # small input -> the 2000-token floor
     handoff = next(text_of(m) for m in out if SUMMARY_PREFIX in text_of(m))
     assert "sk-live0123456789abcdefghijklmnop" not in handoff
-    assert "sk-liv...mnop" in handoff
+    assert "Use key ***mnop please" in handoff
     assert compressor.previous_summary and "sk-live0123456789" not in compressor.previous_summary
 
 

@@ -80,13 +80,14 @@ def test_vendor_near_misses_are_left_alone(text: str) -> None:
 def test_masking_rule() -> None:
     assert mask_token("short-token") == "***"
     assert mask_token("a" * 17) == "***"
-    assert mask_token("abcdef0123456789wxyz") == "abcdef...wxyz"
+    assert mask_token("abcdef0123456789wxyz") == "***wxyz"  # never more than 4 characters of a secret
+    assert mask_token("***wxyz") == "***wxyz"  # masking twice changes nothing
 
 
 class TestEnvAssignments:
     def test_positive(self) -> None:
         out = redact_sensitive_text('export MY_SERVICE_TOKEN="hunter2-hunter2-hunter2"\nDB_PASSWORD=pw', force=True)
-        assert out == 'export MY_SERVICE_TOKEN="hunter...ter2"\nDB_PASSWORD=***'
+        assert out == 'export MY_SERVICE_TOKEN="***ter2"\nDB_PASSWORD=***'
 
     def test_near_miss(self) -> None:
         text = "my_token=abc is lowercase; TOKENIZER_PATH is mentioned without a value"
@@ -96,7 +97,7 @@ class TestEnvAssignments:
 class TestJsonFields:
     def test_positive(self) -> None:
         out = redact_sensitive_text('{"apiKey": "abcdefghijklmnopqrstu", "Password": "pw"}', force=True)
-        assert out == '{"apiKey": "abcdef...rstu", "Password": "***"}'
+        assert out == '{"apiKey": "***rstu", "Password": "***"}'
 
     def test_near_miss(self) -> None:
         text = '{"token_count": "123456789012345678901", "tokens": "abcdefghijklmnopqrstuvwxyz"}'
@@ -106,7 +107,7 @@ class TestJsonFields:
 class TestBearer:
     def test_positive(self) -> None:
         out = redact_sensitive_text("Authorization: Bearer abcdefghijklmnopqrstuvwxyz012", force=True)
-        assert out == "Authorization: Bearer abcdef...z012"
+        assert out == "Authorization: Bearer ***z012"
 
     def test_near_miss(self) -> None:
         text = "The bearer of this letter is welcome."
@@ -116,7 +117,7 @@ class TestBearer:
 class TestTelegram:
     def test_positive(self) -> None:
         out = redact_sensitive_text("bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1 ok", force=True)
-        assert out == "bot123456789:*** ok"
+        assert out == "bot***saw1 ok"  # the bot id goes too: no more than 4 characters of the token
 
     def test_near_miss(self) -> None:
         text = "at 12345678:short it failed"
@@ -143,8 +144,30 @@ class TestConnectionStrings:
         out = redact_sensitive_text(f"url {scheme}://admin:s3cr3t@db.internal:5432/app", force=True)
         assert out == f"url {scheme}://admin:***@db.internal:5432/app"
 
-    def test_near_miss(self) -> None:
-        text = "https://user:pass@example.org/login and postgres://db.internal:5432/app"
+    @pytest.mark.parametrize(
+        ("url", "redacted"),
+        [
+            ("https://user:pass@example.org/login", "https://user:***@example.org/login"),
+            ("ftp://anon:hunter2@files.example.org/", "ftp://anon:***@files.example.org/"),
+            (
+                "git clone https://x-access-token:abc123def456@github.com/o/r.git",
+                "git clone https://x-access-token:***@github.com/o/r.git",
+            ),
+            ("smb://DOMAIN;bob:Winter2026!@fileserver/share", "smb://DOMAIN;bob:***@fileserver/share"),
+        ],
+    )
+    def test_any_scheme_with_a_password(self, url: str, redacted: str) -> None:
+        assert redact_sensitive_text(url, force=True) == redacted
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "postgres://db.internal:5432/app",
+            "ssh://git@github.com:22/org/repo.git",  # a user name alone is no secret
+            "mail me at bob@example.org: https://example.org/a:b",
+        ],
+    )
+    def test_near_miss(self, text: str) -> None:
         assert redact_sensitive_text(text, force=True) == text
 
 
@@ -163,16 +186,17 @@ class TestFormBodies:
     def test_positive(self) -> None:
         body = "grant_type=refresh_token&refresh_token=abcdefghijklmnopqrstuv&client_id=app&code=xyz"
         out = redact_sensitive_text(body, force=True)
-        assert out == "grant_type=refresh_token&refresh_token=abcdef...stuv&client_id=app&code=***"
+        assert out == "grant_type=refresh_token&refresh_token=***stuv&client_id=app&code=***"
 
     def test_near_miss_when_not_the_whole_text(self) -> None:
-        text = "I set password=hunter2 in the notes"
+        text = "the callback got grant_type=refresh_token&client_id=app in the notes"
         assert redact_sensitive_text(text, force=True) == text
 
 
 class TestPhoneNumbers:
     def test_positive(self) -> None:
-        assert redact_sensitive_text("call +14155552671 now", force=True) == "call +141****2671 now"
+        assert redact_sensitive_text("call +14155552671 now", force=True) == "call +****2671 now"
+        assert redact_sensitive_text("short +4912345 line", force=True) == "short +****45 line"
 
     def test_near_miss(self) -> None:
         text = "version +12345 and 1e+1234567 and +1 555"
@@ -211,3 +235,130 @@ def test_global_switch_is_read_at_import(value: str, redacted: bool) -> None:
     env = {"PATH": "/usr/bin:/bin", "HERMES_REDACT_SECRETS": value}
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, env=env, capture_output=True, text=True)
     assert out.stdout.split() == [str(redacted), "True"], out.stderr
+
+
+class TestKeyValueCredentials:
+    """`password: x`, `password=x` in a sentence, config files with lowercase keys (§4.3 additions)."""
+
+    @pytest.mark.parametrize(
+        ("text", "redacted"),
+        [
+            ("password: hunter2", "password: ***"),
+            ("I set password=hunter2 in the notes", "I set password=*** in the notes"),
+            ("The login is admin, password: Tr0ub4dor&3.", "The login is admin, password: ***."),
+            ("Password: correct-horse-battery-staple", "Password: ***aple"),
+            ("db_password = 's3cr3t with spaces'", "db_password = '***aces'"),
+            ('passphrase="open sesame 42"', 'passphrase="***"'),
+            ("database:\n  user: app\n  password: hunter2\n", "database:\n  user: app\n  password: ***\n"),
+            ("secret_key: abcd1234efgh5678", "secret_key: ***"),
+            ("client_secret=8f2b1c9d0e7a6b5c4d3e", "client_secret=***4d3e"),
+            ("api_key: 8f2b1c9d0e7a6b5c", "api_key: ***"),
+            ("auth_token = tok_1234567890abcdef", "auth_token = ***cdef"),
+        ],
+    )
+    def test_positive(self, text: str, redacted: str) -> None:
+        assert redact_sensitive_text(text, force=True) == redacted
+
+    def test_lowercase_aws_credentials_file(self) -> None:
+        text = (
+            "[default]\n"
+            "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+            "region = eu-west-1\n"
+        )
+        out = redact_sensitive_text(text, force=True)
+        assert out == ("[default]\naws_access_key_id = ***MPLE\naws_secret_access_key = ***EKEY\nregion = eu-west-1\n")
+        exported = redact_sensitive_text("export aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCY", force=True)
+        assert exported == "export aws_secret_access_key=***fiCY"
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "Enter your password when prompted, then press Enter.",
+            "Forgot your password? Reset it from the login page.",
+            "The password policy: at least 12 characters.",
+            "Passwords: rotate them every quarter.",
+            "the archive is password-protected",
+            "password: must be at least 12 characters",
+            "password: <your password here>",
+            "password: ${DB_PASSWORD}",
+            "password: null",
+            "token count: 5 and max_tokens=4096",
+            "the token: embedding, the tokenizer: cl100k",
+            "secret: sauce",
+            "key: value, public_key: none",
+            "open https://example.org/reset?password=abc123&next=home",
+        ],
+    )
+    def test_prose_and_placeholders_stay(self, text: str) -> None:
+        assert redact_sensitive_text(text, force=True) == text
+
+    def test_code_files_keep_assignments(self) -> None:
+        text = 'password = request.form["password"]\ntoken = os.environ["TOKEN"]'
+        assert redact_sensitive_text(text, force=True, code_file=True) == text
+
+
+class TestPasswordFlags:
+    @pytest.mark.parametrize(
+        ("text", "redacted"),
+        [
+            ("mysql -u root -pS3cr3tPass -h db.internal app", "mysql -u root -p*** -h db.internal app"),
+            ("mysqldump -uroot -p'S3cret!' shop > shop.sql", "mysqldump -uroot -p'***' shop > shop.sql"),
+            ("/usr/bin/mariadb -pverysecretpassword123", "/usr/bin/mariadb -p***d123"),
+            ("mysql --password=hunter2 app", "mysql --password=*** app"),
+            ("pg_dump --dbname=app --password=hunter2", "pg_dump --dbname=app --password=***"),
+            (
+                "docker login -u bob --password hunter2 registry.example.org",
+                "docker login -u bob --password *** registry.example.org",
+            ),
+            ("sshpass -p hunter2 ssh deploy@host", "sshpass -p *** ssh deploy@host"),
+            ("sshpass -phunter2 ssh deploy@host", "sshpass -p*** ssh deploy@host"),
+            ("redis-cli -h cache -a s3cr3tpass ping", "redis-cli -h cache -a *** ping"),
+        ],
+    )
+    def test_positive(self, text: str, redacted: str) -> None:
+        assert redact_sensitive_text(text, force=True) == redacted
+        assert redact_sensitive_text(text, force=True, code_file=True) == redacted  # shell scripts too
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "mkdir -p build/out && cp -p a.txt b.txt",
+            "ssh -p 2222 deploy@host",
+            "docker run -p 8080:80 nginx",
+            "git log -p -- src/",
+            "python -m pytest -p no:cacheprovider",
+            "mysql -u root -p app",  # a bare -p asks for the password: nothing to hide
+            "mysql -h db -P 3306 --protocol=tcp app",
+            "use the --password flag to pass it",  # no value after `=`
+        ],
+    )
+    def test_other_p_flags_stay(self, text: str) -> None:
+        assert redact_sensitive_text(text, force=True) == text
+
+
+SECRETS_BY_RULE = [
+    ("sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12", "key sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12"),
+    ("hunter2-hunter2-hunter2", 'export MY_SERVICE_TOKEN="hunter2-hunter2-hunter2"'),
+    ("abcdefghijklmnopqrstu", '{"apiKey": "abcdefghijklmnopqrstu"}'),
+    ("correct-horse-battery-staple", "password: correct-horse-battery-staple"),
+    ("verysecretpassword123", "mysql -pverysecretpassword123"),
+    ("abcdefghijklmnopqrstuvwxyz012", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012"),
+    ("123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1"),
+    ("s3cr3t-but-rather-long", "postgres://admin:s3cr3t-but-rather-long@db/app"),
+    (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+        "t eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+    ),
+    ("abcdefghijklmnopqrstuv", "grant_type=refresh_token&refresh_token=abcdefghijklmnopqrstuv"),
+    ("14155552671", "call +14155552671"),
+    ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+]
+
+
+@pytest.mark.parametrize(("secret", "text"), SECRETS_BY_RULE)
+def test_no_rule_leaves_more_than_four_characters_of_a_secret(secret: str, text: str) -> None:
+    out = redact_sensitive_text(text, force=True)
+    visible = [secret[i : i + 5] for i in range(len(secret) - 4) if secret[i : i + 5] in out]
+    assert not visible, (out, visible)
+    assert redact_sensitive_text(out, force=True) == out  # redacting again changes nothing

@@ -159,13 +159,37 @@ async def test_non_sqlite_file_is_a_clear_error(tmp_path: Path) -> None:
     assert code == 2 and out == "" and "not a SQLite database" in err and str(junk) in err
 
 
-def test_module_entry_point_runs_a_search(hermes_fixture_db: Path) -> None:
+def test_the_one_entry_point_runs_a_search(hermes_fixture_db: Path) -> None:
+    home = str(hermes_fixture_db.parent)
     result = subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli_sessions", "--db", str(hermes_fixture_db), "search", "JWT", "--json"],
+        [sys.executable, "-m", "hermes_tui", "search", "JWT", "--json", "--home", home, "--sort", "oldest"],
         capture_output=True,
         text=True,
         cwd=REPO,
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    assert len(json.loads(result.stdout)) == 4
+    hits = json.loads(result.stdout)
+    assert len(hits) == 4 and [h["message_id"] for h in hits] == sorted(h["message_id"] for h in hits)
+    gone = subprocess.run([sys.executable, "-m", "hermes_tui.cli_sessions"], capture_output=True, text=True, cwd=REPO)
+    assert gone.returncode == 0 and gone.stdout == ""  # no second front-end: the module only defines handlers
+
+
+async def test_json_outputs_use_the_one_field_lists(hermes_fixture_db: Path) -> None:
+    from hermes_tui.cli_sessions import HIT_FIELDS
+    from hermes_tui.store.models import EXPORT_SESSION_FIELDS, LISTING_FIELDS
+
+    code, out, _ = await _run(sessions_command, hermes_fixture_db, True, True)
+    assert code == 0 and all(tuple(row) == LISTING_FIELDS for row in json.loads(out))
+    code, out, _ = await _run(search_command, hermes_fixture_db, "JWT", 5, None, True)
+    assert code == 0 and all(tuple(hit) == HIT_FIELDS for hit in json.loads(out))
+    code, out, _ = await _run(export_command, hermes_fixture_db, FIXTURE_TIP, True, "json")
+    for session in json.loads(out)["sessions"]:
+        assert tuple(session)[: len(EXPORT_SESSION_FIELDS)] == EXPORT_SESSION_FIELDS
+
+
+async def test_search_hits_carry_exactly_the_documented_fields(hermes_db) -> None:
+    from hermes_tui.store.search import SEARCH_HIT_FIELDS
+
+    hits = await hermes_db.search_messages("JWT", limit=3)
+    assert hits and all(set(hit) == set(SEARCH_HIT_FIELDS) for hit in hits)

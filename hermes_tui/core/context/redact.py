@@ -1,11 +1,14 @@
 """Secret redaction for text that leaves its origin (summaries, serialised turns, logs).
 
-Owns `redact_sensitive_text(text, *, force=False, code_file=False)`: ten rule categories applied in a
-fixed order (vendor key prefixes, ENV assignments, JSON fields, Authorization Bearer, Telegram bot
-tokens, PEM private keys, DB connection-string passwords, JWTs, form bodies, E.164 phone numbers),
-each gated by a cheap substring pre-check. General URL query parameters are deliberately left alone
-(redacting them breaks OAuth and magic links); known credential shapes inside URLs are still caught
-by the prefix and JWT rules. The global switch HERMES_REDACT_SECRETS is read once, at import.
+Owns `redact_sensitive_text(text, *, force=False, code_file=False)`: rule categories applied in a
+fixed order (vendor key prefixes, ENV assignments, JSON fields, `key: value` / `key=value`
+credentials in prose and config files, password flags of commands, Authorization Bearer, Telegram
+bot tokens, PEM private keys, passwords in URLs, JWTs, form bodies, E.164 phone numbers), each
+gated by a cheap substring pre-check. No rule leaves more than 4 characters of a secret visible
+(`mask_token`: "***" or "***" + the last 4). General URL query parameters are deliberately left
+alone (redacting them breaks OAuth and magic links); known credential shapes inside URLs are
+still caught by the prefix and JWT rules, and a password in a URL's user-info always is.
+The global switch HERMES_REDACT_SECRETS is read once, at import.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ REDACTION_ENABLED: bool = os.environ.get("HERMES_REDACT_SECRETS", "true").strip(
 
 _MASK = "***"
 _MASK_MIN_LENGTH = 18
+_VISIBLE_TAIL = 4  # the most characters of a secret any rule leaves visible
 
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -96,8 +100,49 @@ _TELEGRAM_RE = re.compile(r":[\-\w]{30,}")
 _PEM_RE = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\Z)")
 _PEM_REPLACEMENT = "[REDACTED PRIVATE KEY]"
 
-_DB_URL_RE = re.compile(r"://([^:/\s@]+):([^@\s/]+)@")
-_DB_SCHEME_BEFORE = re.compile(r"(?<![A-Za-z0-9+.\-])(?i:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?)$")
+# scheme://user:password@host — any scheme; the user name stays, the password goes.
+_URL_CREDENTIALS_RE = re.compile(r"://([^:/\s@'\"<>]+):([^@\s/'\"<>]+)@")  # after a scheme's last letter
+
+# `password: x`, `db_password = "x"`, `aws_secret_access_key=...` in prose, YAML, INI, .env and
+# command lines: a key name ENDING in one of these words, then `:` or `=` on the same line. Found
+# on an ASCII-lowercased copy of the text (no case-insensitive regex: that scans 15x slower).
+_KEY_SEPARATOR_RE = re.compile(r"(?:pass(?:word|wd|phrase)|secret|token|key)([ \t]*[:=][ \t]*)")
+_VALUE_RE = re.compile(r"\"([^\"\n]+)\"|'([^'\n]+)'|([^\s'\"]+)")
+_STRONG_KEY_ENDINGS = (
+    "password", "passwd", "passphrase", "secret_access_key", "secretaccesskey", "secret_key", "secretkey",
+    "private_key", "privatekey",
+)  # fmt: skip
+# also words of prose ("the token: embedding"): their value must look like a key
+_WEAK_KEY_ENDINGS = ("secret", "token", "api_key", "apikey", "access_key", "accesskey")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_KEY_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+_KEY_VALUE_LITERALS = tuple(
+    form for word in ("pass", "secret", "token", "key") for form in (word, word.upper(), word.capitalize())
+)
+# Values that are not secrets: placeholders, references and the words prose puts after "password:".
+_NOT_SECRET_VALUES = frozenset(
+    {
+        "none", "null", "nil", "true", "false", "yes", "no", "required", "optional", "empty", "unset",
+        "redacted", "hidden", "is", "was", "must", "should", "will", "can", "the", "a", "an", "to", "be",
+        "and", "or", "not", "of", "for", "in", "on", "at", "if", "when", "as", "with",
+    }
+)  # fmt: skip
+_SENTENCE_END = ".,;:!?)"
+
+# Password flags of commands: `mysql -pSECRET`, `sshpass -p SECRET`, `--password=SECRET`, ...
+# (No leading look-behinds: a pattern that starts with a literal is found by a fast scan; the
+# "not inside a word" checks are done in the callbacks.)
+_PASSWORD_OPTION_RE = re.compile(r"--(?:password|passwd|pass)=(['\"]?)([^\s'\"]+)\1")
+_PASSWORD_COMMANDS = ("mysql", "mariadb", "sshpass", "redis-cli", "docker", "podman", "mongo")
+# One shell segment (up to a newline, |, ; or &) that starts with a command taking a password flag.
+_COMMAND_SEGMENT_RE = re.compile(
+    r"(?:mysql\w*|mariadb[\w\-]*|sshpass|redis-cli|docker|podman|mongo\w*)(?![\w\-.])[^\n|;&]*"
+)
+_COMMAND_NAME_CHARS = _WORD_CHARS | {"-", "."}
+_MYSQL_P_RE = re.compile(r"(?<=\s)-p(['\"]?)([^\s'\"]+)\1")  # attached only: a bare `-p` asks for it
+_SSHPASS_P_RE = re.compile(r"(?<=\s)-p\s*(['\"]?)([^\s'\"]+)\1")
+_REDIS_A_RE = re.compile(r"(?<=\s)(?:-a|--pass)\s+(['\"]?)([^\s'\"]+)\1")
+_PASSWORD_SPACE_RE = re.compile(r"(?<=\s)--(?:password|passwd)\s+(['\"]?)([^\s'\"\-][^\s'\"]*)\1")
 
 _JWT_RE = re.compile(r"eyJ[A-Za-z0-9_\-]{10,}(?:\.[A-Za-z0-9_\-]{4,}){0,2}(?![A-Za-z0-9_\-.])")
 
@@ -127,16 +172,21 @@ _PHONE_RE = re.compile(r"\+(\d{7,15})(?![\d\w])")
 
 
 def mask_token(token: str) -> str:
-    """Short tokens become "***"; longer ones keep their first 6 and last 4 characters."""
+    """Short tokens become "***"; longer ones keep only their last 4 characters ("***wxyz").
+
+    Already-masked text (starting with "***") is returned as is, so redacting twice changes nothing.
+    """
+    if token.startswith(_MASK):
+        return token
     if len(token) < _MASK_MIN_LENGTH:
         return _MASK
-    return f"{token[:6]}...{token[-4:]}"
+    return f"{_MASK}{token[-_VISIBLE_TAIL:]}"
 
 
 def _mask_phone(digits: str) -> str:
     if len(digits) >= 10:
-        return f"+{digits[:3]}****{digits[-4:]}"
-    return f"+{digits[:2]}****{digits[-2:]}"
+        return f"+****{digits[-4:]}"
+    return f"+****{digits[-2:]}"
 
 
 def _preceded_by(text: str, index: int, chars: frozenset[str]) -> bool:
@@ -187,23 +237,26 @@ def _redact_bearer(text: str) -> str:
     return _BEARER_RE.sub(_bearer_replacement, text)
 
 
-def _telegram_replacement(m: re.Match[str]) -> str:
-    text, start = m.string, m.start()
-    digits_start = start
-    while digits_start > 0 and text[digits_start - 1].isdigit():
-        digits_start -= 1
-    if start - digits_start < 8:
-        return m.group(0)
-    before = digits_start - 3 if text[max(0, digits_start - 3) : digits_start] == "bot" else digits_start
-    if _preceded_by(text, before, _WORD_CHARS):
-        return m.group(0)
-    return f":{_MASK}"
-
-
 def _redact_telegram(text: str) -> str:
+    """`(bot)?<8+ digits>:<30+ token chars>` becomes "bot***" + the last 4 characters."""
     if ":" not in text:
         return text
-    return _TELEGRAM_RE.sub(_telegram_replacement, text)
+    pieces: list[str] = []
+    last = 0
+    for m in _TELEGRAM_RE.finditer(text):
+        digits_start = m.start()
+        while digits_start > 0 and text[digits_start - 1].isdigit():
+            digits_start -= 1
+        if m.start() - digits_start < 8 or digits_start < last:
+            continue
+        before = digits_start - 3 if text[max(0, digits_start - 3) : digits_start] == "bot" else digits_start
+        if _preceded_by(text, before, _WORD_CHARS):
+            continue
+        pieces += [text[last:digits_start], mask_token(text[digits_start : m.end()])]
+        last = m.end()
+    if not pieces:
+        return text
+    return "".join(pieces) + text[last:]
 
 
 def _redact_pem(text: str) -> str:
@@ -212,16 +265,96 @@ def _redact_pem(text: str) -> str:
     return _PEM_RE.sub(_PEM_REPLACEMENT, text)
 
 
-def _db_url_replacement(m: re.Match[str]) -> str:
-    if not _DB_SCHEME_BEFORE.search(m.string, max(0, m.start() - 16), m.start()):
-        return m.group(0)
-    return f"://{m.group(1)}:{_MASK}@"
-
-
-def _redact_db_url(text: str) -> str:
-    if "://" not in text:
+def _redact_url_credentials(text: str) -> str:
+    if "://" not in text or "@" not in text:
         return text
-    return _DB_URL_RE.sub(_db_url_replacement, text)
+    return _URL_CREDENTIALS_RE.sub(
+        lambda m: f"://{m.group(1)}:{_MASK}@" if _preceded_by(m.string, m.start(), _TOKEN_CHARS) else m.group(0), text
+    )
+
+
+def _is_placeholder(value: str) -> bool:
+    """`$VAR`, `${VAR}`, `<your password>`, `{{ secret }}`, `%s`, `***`... and prose words."""
+    return value.startswith(("$", "<", "{", "%", "*", "[")) or value.lower() in _NOT_SECRET_VALUES
+
+
+def _key_value_masked(text: str, key_end: int, value: re.Match[str]) -> str | None:
+    """The masked `key<sep>value` tail (from `key_end`), or None when the value is no secret."""
+    name_start = key_end
+    while name_start > 0 and text[name_start - 1] in _KEY_NAME_CHARS:
+        name_start -= 1
+    if name_start > 0 and text[name_start - 1] in "?&/":
+        return None  # a URL query parameter (deliberately kept) or a URL's user name
+    name = text[name_start:key_end].lower().replace("-", "_").replace(".", "_")
+    strong = name.endswith(_STRONG_KEY_ENDINGS)
+    if not strong and not name.endswith(_WEAK_KEY_ENDINGS):
+        return None  # `key: value`, `public_key: ...`, `tokens: 3`
+    quote = '"' if value.group(1) is not None else "'" if value.group(2) is not None else ""
+    secret = value.group(1) if quote == '"' else value.group(2) if quote else value.group(3)
+    tail = ""
+    if not quote:
+        while secret and secret[-1] in _SENTENCE_END:
+            secret, tail = secret[:-1], secret[-1] + tail
+    if not secret or _is_placeholder(secret):
+        return None
+    if not strong and (secret.isalpha() or len(secret) < 6):
+        return None  # "the token: embedding", "secret: sauce" — prose, not a key
+    return f"{quote}{mask_token(secret)}{quote}{tail}"
+
+
+def _redact_key_values(text: str) -> str:
+    if ("=" not in text and ":" not in text) or not any(word in text for word in _KEY_VALUE_LITERALS):
+        return text
+    folded = text.lower()
+    if len(folded) != len(text):  # a few non-ASCII characters change length when lowercased
+        folded = text.translate(_ASCII_LOWER)
+    pieces: list[str] = []
+    last = 0
+    for hit in _KEY_SEPARATOR_RE.finditer(folded):
+        if hit.start() < last:
+            continue
+        value = _VALUE_RE.match(text, hit.end())
+        if value is None:
+            continue
+        masked = _key_value_masked(text, hit.start(1), value)
+        if masked is None:
+            continue
+        pieces += [text[last : hit.end()], masked]
+        last = value.end()
+    if not pieces:
+        return text
+    return "".join(pieces) + text[last:]
+
+
+def _mask_group_2(m: re.Match[str]) -> str:
+    """Mask group 2 (the secret) of a flag match, keeping everything around it."""
+    whole, start = m.group(0), m.start()
+    return whole[: m.start(2) - start] + mask_token(m.group(2)) + whole[m.end(2) - start :]
+
+
+def _command_segment_replacement(m: re.Match[str]) -> str:
+    segment = m.group(0)
+    if _preceded_by(m.string, m.start(), _COMMAND_NAME_CHARS):
+        return segment  # "xmysql", "my-docker": not the command
+    if segment.startswith(("mysql", "mariadb")):  # -pSECRET (attached only: a bare -p asks for it)
+        segment = _MYSQL_P_RE.sub(_mask_group_2, segment)
+    elif segment.startswith("sshpass"):  # sshpass -p SECRET
+        segment = _SSHPASS_P_RE.sub(_mask_group_2, segment)
+    elif segment.startswith("redis-cli"):  # redis-cli -a SECRET
+        segment = _REDIS_A_RE.sub(_mask_group_2, segment)
+    return _PASSWORD_SPACE_RE.sub(_mask_group_2, segment)  # --password SECRET
+
+
+def _password_option_replacement(m: re.Match[str]) -> str:
+    return m.group(0) if _preceded_by(m.string, m.start(), _COMMAND_NAME_CHARS) else _mask_group_2(m)
+
+
+def _redact_password_flags(text: str) -> str:
+    if "--pass" in text:
+        text = _PASSWORD_OPTION_RE.sub(_password_option_replacement, text)
+    if ("-p" in text or "-a" in text or "--pass" in text) and any(c in text for c in _PASSWORD_COMMANDS):
+        text = _COMMAND_SEGMENT_RE.sub(_command_segment_replacement, text)
+    return text
 
 
 def _redact_jwt(text: str) -> str:
@@ -266,7 +399,8 @@ def redact_sensitive_text(text: str, *, force: bool = False, code_file: bool = F
     """`text` with credentials masked.
 
     Off when HERMES_REDACT_SECRETS was false at import, unless `force`. `code_file=True` skips the
-    ENV-assignment and JSON-field rules (source code is full of harmless `TOKEN = ...` lines).
+    ENV-assignment, JSON-field and `key: value` rules (source code is full of harmless
+    `TOKEN = ...` and `password = form["password"]` lines).
     Non-string input is returned unchanged.
     """
     if not isinstance(text, str) or not text:
@@ -277,10 +411,12 @@ def redact_sensitive_text(text: str, *, force: bool = False, code_file: bool = F
     if not code_file:
         text = _redact_env(text)
         text = _redact_json(text)
+        text = _redact_key_values(text)
+    text = _redact_password_flags(text)
     text = _redact_bearer(text)
     text = _redact_telegram(text)
     text = _redact_pem(text)
-    text = _redact_db_url(text)
+    text = _redact_url_credentials(text)
     text = _redact_jwt(text)
     text = _redact_form_body(text)
     return _redact_phone(text)

@@ -21,7 +21,7 @@ from hermes_tui.core.agent import Agent, TurnResult
 from hermes_tui.core.providers.factory import make_provider
 from hermes_tui.store.db import SessionDB
 from tests.core.helpers import EventLog, anthropic_choice, make_agent, openai_choice
-from tests.fake_llm import FakeLLMServer, RecordedRequest, Step
+from tests.fake_llm import FakeLLMServer, RecordedRequest, Reply, Step, anthropic_events, openai_events
 
 BOTH = ("openai", "anthropic")
 # Small enough that a stalled provider costs a test well under a second, large enough that a
@@ -29,6 +29,13 @@ BOTH = ("openai", "anthropic")
 FAST_TIMEOUTS = TimeoutsSettings(connect=2.0, first_byte=0.6, idle=0.6)
 TURN_GUARD_S = 20.0  # a turn that hangs fails its test instead of the whole suite
 PROMPT = "Summarise the notes for me, please."
+
+
+def events_of(protocol: str, reply: Reply) -> list[str]:
+    """The SSE texts of a well-formed stream of `reply`, in the protocol's shape."""
+    if protocol == "openai":
+        return [text for _kind, text in openai_events(reply, "fake-model", include_usage=True)]
+    return [text for _kind, text in anthropic_events(reply, "fake-model")]
 
 
 def choice_for(protocol: str, base_url: str) -> ProviderChoice:

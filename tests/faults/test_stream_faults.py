@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fake_llm import RawStream, Reply, StreamError, anthropic_events, openai_events
-from tests.faults.helpers import BOTH, Harness
-
-MODEL = "fake-model"
-
-
-def events_of(protocol: str, reply: Reply) -> list[str]:
-    """The SSE texts of a well-formed stream of `reply`, in the protocol's shape."""
-    if protocol == "openai":
-        return [text for _kind, text in openai_events(reply, MODEL, include_usage=True)]
-    return [text for _kind, text in anthropic_events(reply, MODEL)]
+from tests.fake_llm import RawStream, Reply, StreamError
+from tests.faults.helpers import BOTH, Harness, events_of
 
 
 def first_text_events(protocol: str, reply: Reply, deltas: int) -> list[str]:

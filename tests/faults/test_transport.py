@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.fake_llm import ByProtocol, Disconnect, Raw, Reply, Reset, refused_url
-from tests.faults.helpers import BOTH, Harness
+from tests.faults.helpers import BOTH, Harness, events_of
 
 SSE = {"Content-Type": "text/event-stream"}
 
@@ -159,6 +159,14 @@ async def test_an_error_object_in_a_200_body_is_classified_by_its_message(harnes
     run = await harness.run(protocol, error, Reply(text="Fine after the limit."))
     run.assert_answered("Fine after the limit.")
     assert run.retries and "rate limit" in run.retries[0]
+
+
+@pytest.mark.parametrize("protocol", BOTH)
+async def test_an_event_stream_labelled_as_json_is_still_read(harness: Harness, protocol: str) -> None:
+    body = "".join(events_of(protocol, Reply(text="Mislabelled but fine."))).encode()
+    run = await harness.run(protocol, Raw(200, {"Content-Type": "application/json"}, body))
+    run.assert_answered("Mislabelled but fine.")
+    assert len(run.requests) == 1
 
 
 HTML_PAGE = Raw(

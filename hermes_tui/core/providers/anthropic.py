@@ -34,6 +34,7 @@ from hermes_tui.core.providers.base import (
 )
 from hermes_tui.core.providers.caching import apply_anthropic_cache_control
 from hermes_tui.core.providers.failures import ProviderRefusal, ProviderStreamError
+from hermes_tui.core.providers.plain_body import read_plain_body
 from hermes_tui.core.providers.stream_guard import GuardedStream, StreamTimeouts
 
 if TYPE_CHECKING:
@@ -270,9 +271,10 @@ class AnthropicProvider(Provider):
         state = _StreamState(self.endpoint)
         sdk_stream = await guard.open(client.messages.create(stream=True, **params))
         async with sdk_stream:
-            body = await guard.non_stream_body(sdk_stream)
-            if body is not None:
-                for raw in message_as_events(body, self.endpoint):
+            plain = await read_plain_body(guard, sdk_stream)
+            if plain is not None:
+                raw_events = plain.events if plain.whole is None else message_as_events(plain.whole, self.endpoint)
+                for raw in raw_events:
                     for normalised in state.feed(raw):
                         yield normalised
             else:

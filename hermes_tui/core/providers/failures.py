@@ -80,7 +80,7 @@ class ProviderRefusal(ProviderStreamError):
     def __init__(self, reason: str) -> None:
         super().__init__(
             "refusal",
-            f"the provider's content filter stopped the answer before any text (content_filter: {reason})",
+            f"the provider's content filter stopped the answer before any text (stop reason: {reason})",
         )
 
 

@@ -33,6 +33,7 @@ from hermes_tui.core.providers.base import (
     unique_call_id,
 )
 from hermes_tui.core.providers.failures import ProviderRefusal, ProviderStreamError
+from hermes_tui.core.providers.plain_body import read_plain_body
 from hermes_tui.core.providers.stream_guard import GuardedStream, StreamTimeouts
 
 if TYPE_CHECKING:
@@ -309,11 +310,14 @@ class OpenAIProvider(Provider):
         folder = _ChunkFolder(self.endpoint)
         sdk_stream = await guard.open(client.chat.completions.create(**params))
         async with sdk_stream:
-            body = await guard.non_stream_body(sdk_stream)
-            if body is not None:
-                events, _ = folder.feed(completion_as_chunk(body, self.endpoint))
-                for event in events:
-                    yield event
+            plain = await read_plain_body(guard, sdk_stream)
+            if plain is not None:
+                chunks = plain.events if plain.whole is None else [completion_as_chunk(plain.whole, self.endpoint)]
+                for chunk in chunks:
+                    events, _ = folder.feed(chunk)
+                    for event in events:
+                        yield event
+                folder.done = plain.done
             else:
                 done = guard.watch_for_done(sdk_stream)
                 async for chunk in guard.items(sdk_stream):

@@ -7,33 +7,27 @@ silence between two pieces of content once the answer has started). Keep-alives 
 keeps the connection warm still times out. 0 disables a limit.
 
 `GuardedStream` wraps the SDK calls: `open()` awaits the request within the first-byte window,
-`non_stream_body()` catches 200 responses that are JSON or HTML instead of an event stream,
-`items()` yields the SDK's events, each awaited within what is left of the current window; the
-provider calls `progress()` whenever an event carried content. Every transport failure comes
-out as a `ProviderTimeout`, `ProviderConnectionError` or `ProviderStreamError`; HTTP status
-errors and in-stream error events pass through unchanged. httpx2 is imported on first use.
+`items()` yields the SDK's events, each awaited within what is left of the current window (the
+provider calls `progress()` whenever an event carried content), `read_body()` reads a body that
+is not an event stream under the same windows, and `watch_for_done()` notes OpenAI's `[DONE]`.
+Every transport failure comes out as a `ProviderTimeout`, `ProviderConnectionError` or
+`ProviderStreamError`; HTTP status errors and in-stream error events pass through unchanged.
+httpx2 is imported on first use.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import os
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from hermes_tui.core.providers.failures import (
-    ProviderConnectionError,
-    ProviderErrorBody,
-    ProviderStreamError,
-    ProviderTimeout,
-)
+from hermes_tui.core.providers.failures import ProviderConnectionError, ProviderStreamError, ProviderTimeout
 
 # The SDKs' own default for a whole read when no timeout is configured: only a backstop here.
 SDK_READ_TIMEOUT = 600.0
-_BODY_SNIPPET = 120
 
 
 @dataclass(frozen=True)
@@ -56,11 +50,15 @@ class StreamTimeouts:
 
 
 def _chain(error: BaseException) -> list[BaseException]:
+    """The error and what led to it, outermost first: causes and contexts both (an SDK may set either)."""
     chain: list[BaseException] = []
-    current: BaseException | None = error
-    while current is not None and current not in chain and len(chain) < 8:
+    pending: list[BaseException] = [error]
+    while pending and len(chain) < 12:
+        current = pending.pop(0)
+        if any(current is seen for seen in chain):
+            continue
         chain.append(current)
-        current = current.__cause__ or current.__context__
+        pending += [linked for linked in (current.__cause__, current.__context__) if linked is not None]
     return chain
 
 
@@ -159,38 +157,22 @@ class GuardedStream:
                 self._reraise(exc, before_response=False)
             yield item
 
-    async def non_stream_body(self, sdk_stream: Any) -> dict[str, Any] | None:
-        """None for an event stream; the parsed JSON of a 200 non-stream answer; raises for anything unusable."""
-        response = getattr(sdk_stream, "response", None)
-        headers = getattr(response, "headers", None)
-        content_type = str(headers.get("content-type", "") if headers is not None else "").lower()
-        if "json" not in content_type and "html" not in content_type:
-            return None
-        try:
-            raw = await self._within_deadline(response.aread())  # type: ignore[union-attr]
-        except (ProviderTimeout, asyncio.CancelledError):
-            raise
-        except Exception as exc:
-            self._reraise(exc, before_response=False)
-        text = raw.decode("utf-8", "replace").strip()
-        if "html" in content_type or text.lstrip().startswith("<"):
-            raise ProviderStreamError(
-                "not_a_stream",
-                f"{self.endpoint} answered with an HTML page instead of an event stream "
-                f"({_html_title(text) or 'no title'}); check the base URL",
-            )
-        try:
-            body = json.loads(text)
-        except ValueError:
-            raise ProviderStreamError(
-                "not_a_stream", f"{self.endpoint} answered with a body that is neither a stream nor JSON: {text[:80]!r}"
-            ) from None
-        if not isinstance(body, dict):
-            raise ProviderStreamError("not_a_stream", f"{self.endpoint} answered with unexpected JSON: {text[:80]!r}")
-        if body.get("error") or body.get("type") == "error":
-            raise ProviderErrorBody(f"the provider answered 200 with an error: {_error_text(body)}", body)
-        self.progress()
-        return body
+    async def read_body(self, response: Any) -> bytes:
+        """The whole body, read chunk by chunk: the first within the current window, each next within `idle`."""
+        chunks: list[bytes] = []
+        iterator = response.aiter_bytes().__aiter__()
+        while True:
+            try:
+                chunk = await self._within_deadline(iterator.__anext__())
+            except StopAsyncIteration:
+                return b"".join(chunks)
+            except (ProviderTimeout, asyncio.CancelledError):
+                raise
+            except Exception as exc:
+                self._reraise(exc, before_response=False)
+            if chunk:
+                chunks.append(chunk)
+                self.progress()
 
     def watch_for_done(self, sdk_stream: Any) -> DoneMarker:
         """Watch the raw body for OpenAI's `data: [DONE]` (the SDK swallows it): set on the marker when seen."""
@@ -270,19 +252,3 @@ def _done_tap_class() -> type:
             await self._inner.aclose()
 
     return DoneTap
-
-
-def _html_title(text: str) -> str:
-    lowered = text.lower()
-    start = lowered.find("<title>")
-    end = lowered.find("</title>", start + 7)
-    if start < 0 or end < 0:
-        return ""
-    return " ".join(text[start + 7 : end].split())[:_BODY_SNIPPET]
-
-
-def _error_text(body: dict[str, Any]) -> str:
-    error = body.get("error")
-    if isinstance(error, dict):
-        return str(error.get("message") or error.get("type") or error)[:_BODY_SNIPPET]
-    return str(error or body)[:_BODY_SNIPPET]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from hermes_tui.core import events as ev
-from tests.fake_llm import Reply
+from tests.fake_llm import RawStream, Reply
 from tests.faults.helpers import BOTH, Harness
 
 READ_NOTES = '{"path": "notes.txt"}'
@@ -150,3 +150,31 @@ async def test_a_hundred_tool_calls_in_one_answer_all_run_and_are_stored(harness
     assert all("4242" in row["content"] for row in run.stored[2:102])
     sent_calls, sent_results = sent_tool_ids(protocol, run.requests[1].body)
     assert sent_calls == sent_results == [call_id for call_id, _, _ in calls]
+
+
+async def test_an_openai_refusal_message_is_shown_as_the_answer(harness: Harness) -> None:
+    """OpenAI streams a refusal in `delta.refusal`, not `content`; the user must see it, not an empty answer."""
+    base = {"id": "chatcmpl-r", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+
+    def chunk(delta: dict, finish: str | None = None) -> str:
+        return f"data: {json.dumps({**base, 'choices': [{'index': 0, 'delta': delta, 'finish_reason': finish}]})}\n\n"
+
+    refusal = RawStream(
+        [
+            chunk({"role": "assistant", "content": None, "refusal": ""}),
+            chunk({"refusal": "I can't help with "}),
+            chunk({"refusal": "that request."}),
+            chunk({}, "stop"),
+            "data: [DONE]\n\n",
+        ]
+    )
+    run = await harness.run("openai", refusal)
+    run.assert_answered("I can't help with that request.")
+    assert len(run.requests) == 1, "a refusal is an answer, not an empty response to retry"
+
+
+async def test_an_anthropic_refusal_stop_with_its_explanation_shows_the_explanation(harness: Harness) -> None:
+    run = await harness.run("anthropic", Reply(text="I won't write that.", finish="refusal"))
+    run.assert_no_crash()
+    assert run.result.final_response == "I won't write that." and not run.result.failed
+    assert run.stored[-1]["content"] == "I won't write that."

@@ -3,12 +3,13 @@
 Works with any base URL that speaks `/chat/completions` (OpenAI, OpenRouter, Ollama, vLLM,
 LM Studio). Sends a wire copy of the conversation with in-memory flags and canonical-only keys
 removed; assembles tool calls from their streamed fragments (by index, several in parallel, ids
-made unique); reads reasoning deltas (`reasoning_content` / `reasoning`), usage from the final
-chunk, and the finish reason. The stream runs under `stream_guard` (connect, first-byte and idle
-timeouts; typed transport errors); a server that ignores `stream` and answers with one JSON
-completion is read as if it had streamed it. A stream without a finish reason raises
-`ProviderStreamError`; a content-filter stop with no content raises `ProviderRefusal`. The SDK is
-imported on first use; HTTP status errors propagate as the SDK's exceptions.
+made unique); reads reasoning deltas (`reasoning_content` / `reasoning`), refusal text (shown
+as the answer), usage from the final chunk, and the finish reason. The stream runs under
+`stream_guard` (connect, first-byte and idle timeouts; typed transport errors); a server that
+ignores `stream` and answers with one JSON completion is read as if it had streamed it. A stream
+without a finish reason (or `[DONE]`) raises `ProviderStreamError`; a content-filter stop with no
+content raises `ProviderRefusal`. The SDK is imported on first use; HTTP status errors propagate
+as the SDK's exceptions.
 """
 
 from __future__ import annotations
@@ -185,10 +186,13 @@ class _ChunkFolder:
                 content = field_of(delta, "content")
                 if isinstance(content, str) and content:
                     out.append(StreamText(content))
+                refusal = field_of(delta, "refusal")  # the model's own words when it declines
+                if isinstance(refusal, str) and refusal:
+                    out.append(StreamText(refusal))
                 fragments = field_of(delta, "tool_calls") or []
                 for fragment in fragments:
                     self.calls.feed(fragment)
-                progress = progress or bool(reasoning or content or fragments)
+                progress = progress or bool(reasoning or content or refusal or fragments)
             if field_of(choice, "finish_reason"):
                 self.finish = str(field_of(choice, "finish_reason"))
                 progress = True

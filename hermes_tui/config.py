@@ -108,6 +108,27 @@ class ToolsSettings:
 
 
 @dataclass
+class TimeoutsSettings:
+    """Provider-call limits in seconds (0 = off): fail a dead provider in well under a minute per attempt.
+
+    connect: TCP/TLS set-up. first_byte: from sending the request until the model streams its first
+    content. idle: the longest silence between two pieces of content; keep-alives do not count.
+    """
+
+    connect: float = 10.0
+    first_byte: float = 45.0
+    idle: float = 30.0
+
+    def problem(self) -> str:
+        """'' when valid, else one line naming the bad key."""
+        for name in ("connect", "first_byte", "idle"):
+            value = getattr(self, name)
+            if not value >= 0 or value == float("inf"):
+                return f"'timeouts.{name}' must be a number of seconds >= 0 (0 turns it off), got {value}"
+        return ""
+
+
+@dataclass
 class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
     compression: CompressionSettings = field(default_factory=CompressionSettings)
@@ -118,6 +139,7 @@ class Settings:
     sessions: SessionsSettings = field(default_factory=SessionsSettings)
     prompt_caching: PromptCachingSettings = field(default_factory=PromptCachingSettings)
     tools: ToolsSettings = field(default_factory=ToolsSettings)
+    timeouts: TimeoutsSettings = field(default_factory=TimeoutsSettings)
 
 
 # --------------------------------------------------------------------------- home

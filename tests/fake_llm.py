@@ -7,9 +7,12 @@ chunked `text/event-stream`, with whatever the test scripted:
         srv.enqueue(Reply(text="hi", usage=(10, 2, 0, 0)), Fail(429, "slow down"))
         client = AsyncOpenAI(base_url=srv.base_url_openai, api_key="k", max_retries=0)
 
-Steps are consumed one per request, in order; an empty queue answers with `Reply(text="ok")`.
+Steps (`tests.fake_llm_steps`) are consumed one per request, in order; an empty queue answers
+with `Reply(text="ok")`. Besides answers and HTTP errors the server injects faults: errors inside
+a stream, dropped and reset connections, stalls, keep-alive-only streams and verbatim responses.
+`refused_url()` and `BlackHole` give addresses that refuse, or never accept, a connection.
 Every request is recorded in `srv.requests` (path, lower-cased headers, parsed JSON body).
-The same steps render in each protocol's real wire shape, chosen by the request path.
+The same steps render in each protocol's real wire shape (`tests.fake_llm_wire`), chosen by path.
 """
 
 from __future__ import annotations
@@ -17,77 +20,59 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import struct
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-# --------------------------------------------------------------------------- steps
+from tests.fake_llm_steps import (
+    ByProtocol,
+    Disconnect,
+    Fail,
+    Hang,
+    KeepAlive,
+    Raw,
+    RawStream,
+    Reply,
+    Reset,
+    Stall,
+    Step,
+    StreamError,
+)
+from tests.fake_llm_wire import (
+    anthropic_error_body,
+    anthropic_events,
+    error_event,
+    keep_alive_events,
+    openai_error_body,
+    openai_events,
+)
 
-
-@dataclass
-class Reply:
-    """A successful streamed answer. Text and tool arguments are cut into `chunk_size` pieces.
-
-    `usage` is (prompt, completion, cache_read, cache_write) with `prompt` the WHOLE prompt: the
-    Anthropic rendering reports `input_tokens = prompt - cache_read - cache_write`.
-    `finish` takes OpenAI names ("stop", "tool_calls", "length", "content_filter") or a
-    protocol-native value, passed through as is; None = "tool_calls" when there are calls, else "stop".
-    """
-
-    text: str = ""
-    tool_calls: list[tuple[str, str, str]] = field(default_factory=list)
-    reasoning: str = ""
-    usage: tuple[int, int, int, int] = (12, 3, 0, 0)
-    finish: str | None = None
-    chunk_size: int = 4
-    delay_per_chunk: float = 0.0
-    reasoning_tokens: int = 0
-    reasoning_field: str = "reasoning_content"  # OpenAI-compatible servers use this or "reasoning"
-
-
-@dataclass
-class Fail:
-    """An HTTP error with the protocol's real error body (`body` overrides it verbatim)."""
-
-    status: int
-    message: str
-    code: str | None = None
-    type: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    body: Any = None
-
-
-@dataclass
-class StreamError:
-    """An error event inside a 200 stream, after `after_chunks` events of `reply`."""
-
-    after_chunks: int
-    message: str
-    type: str = "overloaded_error"
-    reply: Reply = field(default_factory=lambda: Reply(text="partial answer before the failure"))
-
-
-@dataclass
-class Disconnect:
-    """Close the socket mid-stream (no terminating chunk) after `after_chunks` events of `reply`."""
-
-    after_chunks: int
-    reply: Reply = field(default_factory=lambda: Reply(text="partial answer before the drop"))
-
-
-@dataclass
-class Hang:
-    """Send a first text delta, then wait up to `seconds` (released when the server stops)."""
-
-    seconds: float
-    first_text: str = "thinking about it"
-    reply: Reply = field(default_factory=lambda: Reply(text=" and done"))
-
-
-Step = Reply | Fail | StreamError | Disconnect | Hang
+__all__ = [
+    "BlackHole",
+    "ByProtocol",
+    "Disconnect",
+    "Fail",
+    "FakeLLMServer",
+    "Hang",
+    "KeepAlive",
+    "Raw",
+    "RawStream",
+    "RecordedRequest",
+    "Reply",
+    "Reset",
+    "Stall",
+    "Step",
+    "StreamError",
+    "anthropic_error_body",
+    "anthropic_events",
+    "openai_error_body",
+    "openai_events",
+    "refused_url",
+]
 
 
 @dataclass(frozen=True)
@@ -103,158 +88,6 @@ class RecordedRequest:
             return self.headers["x-api-key"]
         auth = self.headers.get("authorization", "")
         return auth[7:] if auth.lower().startswith("bearer ") else ""
-
-
-# --------------------------------------------------------------------------- wire rendering
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    size = max(1, size)
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
-_OPENAI_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "invalid_request_error",
-    402: "billing_error",
-    403: "permission_error",
-    404: "invalid_request_error",
-    413: "invalid_request_error",
-    429: "requests",
-}
-_ANTHROPIC_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "billing_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    529: "overloaded_error",
-}
-_TO_ANTHROPIC_STOP = {
-    "stop": "end_turn",
-    "tool_calls": "tool_use",
-    "length": "max_tokens",
-    "content_filter": "refusal",
-}
-
-
-def openai_error_body(fail: Fail) -> Any:
-    if fail.body is not None:
-        return fail.body
-    kind = fail.type or _OPENAI_ERROR_TYPES.get(fail.status, "server_error")
-    return {"error": {"message": fail.message, "type": kind, "code": fail.code, "param": None}}
-
-
-def anthropic_error_body(fail: Fail) -> Any:
-    if fail.body is not None:
-        return fail.body
-    kind = fail.type or _ANTHROPIC_ERROR_TYPES.get(fail.status, "api_error")
-    return {"type": "error", "error": {"type": kind, "message": fail.message}}
-
-
-def openai_events(
-    reply: Reply, model: str, include_usage: bool, text_pieces: list[str] | None = None
-) -> list[tuple[str, str]]:
-    """(kind, SSE text) of an OpenAI chat-completions stream, `[DONE]` included; kind "text" marks deltas."""
-    base = {
-        "id": "chatcmpl-fake",
-        "object": "chat.completion.chunk",
-        "created": 1_700_000_000,
-        "model": model,
-    }
-
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
-        payload = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-        return f"data: {json.dumps(payload)}\n\n"
-
-    out = [("other", chunk({"role": "assistant", "content": ""}))]
-    out += [("other", chunk({reply.reasoning_field: p})) for p in _pieces(reply.reasoning, reply.chunk_size)]
-    pieces = _pieces(reply.text, reply.chunk_size) if text_pieces is None else text_pieces
-    out += [("text", chunk({"content": p})) for p in pieces]
-    for index, (call_id, name, args) in enumerate(reply.tool_calls):
-        head = {
-            "index": index,
-            "id": call_id,
-            "type": "function",
-            "function": {"name": name, "arguments": ""},
-        }
-        out.append(("other", chunk({"tool_calls": [head]})))
-        for piece in _pieces(args, reply.chunk_size):
-            out.append(("other", chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})))
-    finish = reply.finish or ("tool_calls" if reply.tool_calls else "stop")
-    out.append(("other", chunk({}, finish)))
-    if include_usage:
-        prompt, completion, cache_read, _cache_write = reply.usage
-        usage = {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-            "prompt_tokens_details": {"cached_tokens": cache_read},
-            "completion_tokens_details": {"reasoning_tokens": reply.reasoning_tokens},
-        }
-        out.append(("other", f"data: {json.dumps({**base, 'choices': [], 'usage': usage})}\n\n"))
-    out.append(("other", "data: [DONE]\n\n"))
-    return out
-
-
-def anthropic_events(reply: Reply, model: str, text_pieces: list[str] | None = None) -> list[tuple[str, str]]:
-    """(kind, SSE text) of an Anthropic messages stream; kind "text" marks text deltas."""
-    out: list[tuple[str, str]] = []
-
-    def event(name: str, data: dict[str, Any], kind: str = "other") -> None:
-        out.append((kind, f"event: {name}\ndata: {json.dumps(data)}\n\n"))
-
-    prompt, completion, cache_read, cache_write = reply.usage
-    start_usage = {
-        "input_tokens": max(0, prompt - cache_read - cache_write),
-        "output_tokens": 1,
-        "cache_read_input_tokens": cache_read,
-        "cache_creation_input_tokens": cache_write,
-    }
-    message = {
-        "id": "msg_fake",
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": start_usage,
-    }
-    event("message_start", {"type": "message_start", "message": message})
-    event("ping", {"type": "ping"})
-    blocks: list[tuple[dict[str, Any], list[dict[str, Any]], str]] = []
-    if reply.reasoning:
-        deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(reply.reasoning, reply.chunk_size)]
-        deltas.append({"type": "signature_delta", "signature": "c2lnbmF0dXJl"})
-        blocks.append(({"type": "thinking", "thinking": "", "signature": ""}, deltas, "other"))
-    pieces = _pieces(reply.text, reply.chunk_size) if text_pieces is None else text_pieces
-    if pieces:
-        blocks.append(({"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in pieces], "text"))
-    for call_id, name, args in reply.tool_calls:
-        deltas = [{"type": "input_json_delta", "partial_json": p} for p in _pieces(args, reply.chunk_size)]
-        blocks.append(({"type": "tool_use", "id": call_id, "name": name, "input": {}}, deltas, "other"))
-    for index, (content_block, deltas, kind) in enumerate(blocks):
-        event(
-            "content_block_start",
-            {"type": "content_block_start", "index": index, "content_block": content_block},
-        )
-        for delta in deltas:
-            event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}, kind)
-        event("content_block_stop", {"type": "content_block_stop", "index": index})
-    finish = reply.finish or ("tool_calls" if reply.tool_calls else "stop")
-    event(
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": _TO_ANTHROPIC_STOP.get(finish, finish), "stop_sequence": None},
-            "usage": {"output_tokens": completion},
-        },
-    )
-    event("message_stop", {"type": "message_stop"})
-    return out
 
 
 # --------------------------------------------------------------------------- server
@@ -301,16 +134,37 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(401, anthropic_error_body(fail) if anthropic else openai_error_body(fail))
             return
         step = fake.next_step()
+        if isinstance(step, ByProtocol):
+            step = step.anthropic if anthropic else step.openai
         model = body.get("model", "fake-model") if isinstance(body, dict) else "fake-model"
+        include_usage = bool(isinstance(body, dict) and (body.get("stream_options") or {}).get("include_usage"))
+        try:
+            self._answer(step, anthropic, model, include_usage)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _answer(self, step: Step, anthropic: bool, model: str, include_usage: bool) -> None:
         if isinstance(step, Fail):
             payload = anthropic_error_body(step) if anthropic else openai_error_body(step)
             self._send_json(step.status, payload, step.headers)
-            return
-        include_usage = bool(isinstance(body, dict) and (body.get("stream_options") or {}).get("include_usage"))
-        try:
+        elif isinstance(step, Raw):
+            self._send_raw(step)
+        elif isinstance(step, Stall):
+            if step.phase != "headers":
+                self._start_event_stream()
+            self._wait(step.seconds)
+            self._abort()
+        elif isinstance(step, Reset) and step.after_chunks is None:
+            self._reset()
+        elif isinstance(step, RawStream):
+            self._start_event_stream()
+            for event in step.events:
+                self._chunk(event)
+            self._end_chunks()
+        elif isinstance(step, KeepAlive):
+            self._keep_alive(step, anthropic, model)
+        else:
             self._stream(step, anthropic, model, include_usage)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
 
     # ----------------------------------------------------------------- responses
 
@@ -325,13 +179,41 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.wfile.flush()
 
-    def _chunk(self, text: str) -> None:
-        data = text.encode()
+    def _send_raw(self, step: Raw) -> None:
+        self.send_response(step.status)
+        names = {key.lower() for key in step.headers}
+        for key, value in step.headers.items():
+            self.send_header(key, value)
+        if "content-length" not in names:
+            self.send_header("Content-Length", str(len(step.body)))
+        self.end_headers()
+        self.wfile.write(step.body)
+        self.wfile.flush()
+
+    def _start_event_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+
+    def _chunk(self, text: str | bytes) -> None:
+        data = text if isinstance(text, bytes) else text.encode()
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
 
+    def _end_chunks(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _wait(self, seconds: float) -> bool:
+        """Wait `seconds`; True when the server is stopping (the caller should give up)."""
+        return self.server.fake.stopping.wait(seconds)
+
     def _stream(self, step: Step, anthropic: bool, model: str, include_usage: bool) -> None:
-        reply = step if isinstance(step, Reply) else step.reply
+        reply = step.reply if isinstance(step, (StreamError, Disconnect, Hang, Reset)) else step
+        assert isinstance(reply, Reply), f"not a streamable step: {step!r}"
         pieces = None
         if isinstance(step, Hang):
             pieces = [step.first_text, *_pieces(reply.text, reply.chunk_size)]
@@ -339,36 +221,44 @@ class _Handler(BaseHTTPRequestHandler):
             events = anthropic_events(reply, model, pieces)
         else:
             events = openai_events(reply, model, include_usage, pieces)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        stop = self.server.fake.stopping
+        self._start_event_stream()
         hang_after = -1
         if isinstance(step, Hang):
             hang_after = next(i for i, (kind, _) in enumerate(events) if kind == "text")
-        limit = step.after_chunks if isinstance(step, (StreamError, Disconnect)) else len(events)
+        limit = len(events)
+        if isinstance(step, (StreamError, Disconnect, Reset)):
+            limit = step.after_chunks or 0
         for position, (_kind, event) in enumerate(events[:limit]):
-            if reply.delay_per_chunk and stop.wait(reply.delay_per_chunk):
+            if reply.delay_per_chunk and self._wait(reply.delay_per_chunk):
                 self._abort()
                 return
             self._chunk(event)
-            if position == hang_after and stop.wait(step.seconds):  # type: ignore[union-attr]
+            if position == hang_after and self._wait(step.seconds):  # type: ignore[union-attr]
                 self._abort()
                 return
         if isinstance(step, Disconnect):
             self._abort()
             return
+        if isinstance(step, Reset):
+            self._reset()
+            return
         if isinstance(step, StreamError):
-            if anthropic:
-                error = {"type": "error", "error": {"type": step.type, "message": step.message}}
-                self._chunk(f"event: error\ndata: {json.dumps(error)}\n\n")
-            else:
-                error = {"error": {"message": step.message, "type": step.type, "code": None, "param": None}}
-                self._chunk(f"data: {json.dumps(error)}\n\n")
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+            self._chunk(error_event(anthropic, step.message, step.type))
+        self._end_chunks()
+
+    def _keep_alive(self, step: KeepAlive, anthropic: bool, model: str) -> None:
+        self._start_event_stream()
+        reply = Reply(text=step.text, send_finish=False, terminal=False)
+        events = anthropic_events(reply, model) if anthropic else openai_events(reply, model, False)
+        for _kind, event in events:
+            self._chunk(event)
+        deadline = time.monotonic() + step.seconds
+        while time.monotonic() < deadline:
+            if self._wait(step.interval):
+                break
+            for event in keep_alive_events(anthropic, model):
+                self._chunk(event)
+        self._abort()
 
     def _abort(self) -> None:
         """Drop the connection without the terminating chunk: the client sees a broken stream."""
@@ -378,6 +268,21 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+
+    def _reset(self) -> None:
+        """Abort with a TCP reset: SO_LINGER 0, then close (the client reads ECONNRESET)."""
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+        except OSError:
+            pass
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    size = max(1, size)
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 class _Server(ThreadingHTTPServer):
@@ -406,7 +311,7 @@ class FakeLLMServer:
     def start(self) -> FakeLLMServer:
         self._server = _Server(self)
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-llm", daemon=True
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, name="fake-llm", daemon=True
         )
         self._thread.start()
         return self
@@ -488,3 +393,47 @@ class FakeLLMServer:
     def untrack(self, conn: socket.socket) -> None:
         with self._lock:
             self._connections.discard(conn)
+
+
+# --------------------------------------------------------------------------- dead addresses
+
+
+def refused_url(path: str = "") -> str:
+    """A loopback URL where nothing listens: connecting fails at once with ECONNREFUSED."""
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    return f"http://127.0.0.1:{port}{path}"
+
+
+class BlackHole:
+    """A loopback port whose accept queue is full: a new connection attempt hangs (SYNs are dropped).
+
+    Use as a context manager; `url(path)` gives the address. The connect timeout is what ends it.
+    """
+
+    def __init__(self) -> None:
+        self._listener = socket.socket()
+        self._fillers: list[socket.socket] = []
+
+    def __enter__(self) -> BlackHole:
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(0)
+        port = self._listener.getsockname()[1]
+        for _ in range(3):  # fill the (backlog + 1) accept queue; never accept
+            filler = socket.socket()
+            filler.setblocking(False)
+            try:
+                filler.connect(("127.0.0.1", port))
+            except BlockingIOError:
+                pass
+            self._fillers.append(filler)
+        return self
+
+    def url(self, path: str = "") -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}{path}"
+
+    def __exit__(self, *exc: object) -> None:
+        for sock in [*self._fillers, self._listener]:
+            sock.close()

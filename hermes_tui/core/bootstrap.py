@@ -71,7 +71,10 @@ async def open_agent(
             settings=settings,
             home=home,
             provider=make_provider(
-                choice, max_tokens=settings.model.max_tokens, reasoning_effort=settings.model.reasoning_effort
+                choice,
+                max_tokens=settings.model.max_tokens,
+                reasoning_effort=settings.model.reasoning_effort,
+                timeouts=settings.timeouts,
             ),
             db=db,
             aux_provider=aux,

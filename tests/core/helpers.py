@@ -67,7 +67,7 @@ async def make_agent(
     agent = Agent(
         settings=settings,
         home=home,
-        provider=make_provider(choice),
+        provider=make_provider(choice, timeouts=settings.timeouts),
         db=db,
         sink=log,
         approver=approver,

@@ -10,6 +10,7 @@ import pytest
 
 from hermes_tui.core.providers.anthropic import AnthropicProvider
 from hermes_tui.core.providers.base import ChatRequest, StreamReasoning, StreamText, StreamToolCall, Usage
+from hermes_tui.core.providers.failures import ProviderConnectionError, ProviderTimeout
 from tests.fake_llm import Disconnect, Fail, FakeLLMServer, Hang, Reply, StreamError
 from tests.providers.helpers import READ_FILE_TOOL, collect, finish, reasoning, texts, tool_calls, usages
 
@@ -224,17 +225,20 @@ async def test_error_event_inside_the_stream(srv: FakeLLMServer) -> None:
     await provider.aclose()
 
 
-async def test_disconnect_mid_stream_raises_the_transport_error(srv: FakeLLMServer) -> None:
+async def test_disconnect_mid_stream_is_a_connection_error_naming_the_cause(srv: FakeLLMServer) -> None:
     srv.enqueue(Disconnect(after_chunks=4))
     provider = make(srv)
-    with pytest.raises(httpx2.RemoteProtocolError):
+    with pytest.raises(ProviderConnectionError, match="broke mid-answer: peer closed connection") as caught:
         await collect(provider, hello())
+    assert isinstance(caught.value.__cause__, httpx2.RemoteProtocolError), "the transport error stays chained"
     await provider.aclose()
 
 
-async def test_read_timeout(srv: FakeLLMServer) -> None:
+async def test_read_timeout_is_a_typed_idle_timeout(srv: FakeLLMServer) -> None:
     srv.enqueue(Hang(seconds=30))
     provider = make(srv, timeout=0.3)
-    with pytest.raises((anthropic.APITimeoutError, httpx2.ReadTimeout)):
+    with pytest.raises(ProviderTimeout) as caught:
         await collect(provider, hello())
+    assert (caught.value.kind, caught.value.seconds) == ("idle", 0.3)
+    assert isinstance(caught.value.__cause__, httpx2.ReadTimeout), "mid-stream the SDK lets the transport error through"
     await provider.aclose()

@@ -8,6 +8,7 @@ import openai
 import pytest
 
 from hermes_tui.core.providers.base import ChatRequest, StreamReasoning, StreamText, StreamToolCall, Usage
+from hermes_tui.core.providers.failures import ProviderConnectionError, ProviderTimeout
 from hermes_tui.core.providers.openai import OpenAIProvider, wire_message
 from tests.fake_llm import Disconnect, Fail, FakeLLMServer, Hang, Reply, StreamError
 from tests.providers.helpers import READ_FILE_TOOL, collect, finish, reasoning, texts, tool_calls, usages
@@ -207,8 +208,9 @@ async def test_error_inside_the_stream_after_partial_text(srv: FakeLLMServer) ->
 async def test_disconnect_mid_stream_is_a_connection_error(srv: FakeLLMServer) -> None:
     srv.enqueue(Disconnect(after_chunks=2))
     provider = make(srv)
-    with pytest.raises(openai.APIConnectionError):
+    with pytest.raises(ProviderConnectionError, match="broke mid-answer") as caught:
         await collect(provider, hello())
+    assert isinstance(caught.value.__cause__, openai.APIConnectionError), "the SDK error stays chained"
     await provider.aclose()
 
 
@@ -216,6 +218,7 @@ async def test_read_timeout_per_request(srv: FakeLLMServer) -> None:
     srv.enqueue(Hang(seconds=30))
     provider = make(srv)
     request = ChatRequest(messages=[{"role": "user", "content": "hi"}], timeout=0.3)
-    with pytest.raises(openai.APITimeoutError):
+    with pytest.raises(ProviderTimeout, match=r"no data for 0\.3 s \(stream idle timeout\)") as caught:
         await collect(provider, request)
+    assert caught.value.kind == "idle"
     await provider.aclose()

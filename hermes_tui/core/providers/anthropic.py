@@ -3,13 +3,18 @@
 Translates the canonical conversation at the edge (`anthropic_wire`), marks prompt-cache
 breakpoints (`caching`, strategy "system_and_3"), and turns the raw stream events into the
 normalised `StreamEvent`s: text, thinking (as reasoning), tool_use (input JSON assembled from its
-deltas), usage (prompt = input + cache read + cache write) and the stop reason under OpenAI names.
-The SDK is imported on first use, never when hermes_tui is imported; SDK exceptions propagate.
+deltas, ids made unique), usage (prompt = input + cache read + cache write) and the stop reason
+under OpenAI names. The stream runs under `stream_guard` (connect, first-byte and idle timeouts,
+where `ping` and `message_start` are not content; typed transport errors). A JSON message where a
+stream was expected is read as if streamed; a stream without a stop reason raises
+`ProviderStreamError`; a refusal with no content raises `ProviderRefusal`. The SDK is imported on
+first use, never when hermes_tui is imported; HTTP status errors propagate as the SDK's exceptions.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -24,13 +29,21 @@ from hermes_tui.core.providers.base import (
     StreamToolCall,
     StreamUsage,
     Usage,
+    field_of,
+    unique_call_id,
 )
 from hermes_tui.core.providers.caching import apply_anthropic_cache_control
+from hermes_tui.core.providers.failures import ProviderRefusal, ProviderStreamError
+from hermes_tui.core.providers.plain_body import read_plain_body
+from hermes_tui.core.providers.stream_guard import GuardedStream, StreamTimeouts
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
 DEFAULT_MAX_TOKENS = 4096
+DEFAULT_ENDPOINT = "https://api.anthropic.com"
+_CONTENT_EVENTS = frozenset({"content_block_start", "content_block_stop", "message_delta", "message_stop"})
+_DELTA_FIELDS = ("text", "thinking", "partial_json", "signature")
 STOP_REASONS = {
     "end_turn": "stop",
     "stop_sequence": "stop",
@@ -42,14 +55,6 @@ STOP_REASONS = {
 }
 
 
-def _field(obj: Any, name: str) -> Any:
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj.get(name)
-    return getattr(obj, name, None)
-
-
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -57,7 +62,8 @@ def _int(value: Any) -> int:
 class _StreamState:
     """What one Anthropic stream has said so far, folded from its raw events."""
 
-    def __init__(self) -> None:
+    def __init__(self, endpoint: str = DEFAULT_ENDPOINT) -> None:
+        self.endpoint = endpoint
         self.input_tokens = 0
         self.output_tokens = 0
         self.cache_read = 0
@@ -66,6 +72,9 @@ class _StreamState:
         self.stop_reason: str | None = None
         self.blocks: dict[int, dict[str, Any]] = {}
         self.tool_calls = 0
+        self.stopped = False  # message_stop seen
+        self.content_seen = False
+        self._seen_ids: set[str] = set()
 
     def take_usage(self, usage: Any) -> None:
         if usage is None:
@@ -77,7 +86,7 @@ class _StreamState:
             ("cache_read", "cache_read_input_tokens"),
             ("cache_write", "cache_creation_input_tokens"),
         ):
-            value = _field(usage, field)
+            value = field_of(usage, field)
             if isinstance(value, int) and not isinstance(value, bool):
                 setattr(self, attr, value)
 
@@ -90,41 +99,50 @@ class _StreamState:
         )
 
     def feed(self, event: Any) -> list[StreamEvent]:
-        kind = _field(event, "type")
+        out = self._fold(event)
+        self.content_seen = self.content_seen or bool(out)
+        return out
+
+    def _fold(self, event: Any) -> list[StreamEvent]:
+        kind = field_of(event, "type")
         if kind == "message_start":
-            self.take_usage(_field(_field(event, "message"), "usage"))
+            self.take_usage(field_of(field_of(event, "message"), "usage"))
         elif kind == "content_block_start":
-            block = _field(event, "content_block")
-            index = _int(_field(event, "index"))
+            block = field_of(event, "content_block")
+            index = _int(field_of(event, "index"))
             self.blocks[index] = {
-                "type": _field(block, "type"),
-                "id": _field(block, "id") or "",
-                "name": _field(block, "name") or "",
-                "input": _field(block, "input"),
+                "type": field_of(block, "type"),
+                "id": field_of(block, "id") or "",
+                "name": field_of(block, "name") or "",
+                "input": field_of(block, "input"),
                 "json": [],
             }
-            if _field(block, "type") == "text" and _field(block, "text"):
-                return [StreamText(_field(block, "text"))]
+            if field_of(block, "type") == "text" and field_of(block, "text"):
+                return [StreamText(field_of(block, "text"))]
+            if field_of(block, "type") == "thinking" and field_of(block, "thinking"):
+                return [StreamReasoning(field_of(block, "thinking"))]
         elif kind == "content_block_delta":
-            return self._delta(_int(_field(event, "index")), _field(event, "delta"))
+            return self._delta(_int(field_of(event, "index")), field_of(event, "delta"))
         elif kind == "content_block_stop":
-            return self._block_stop(_int(_field(event, "index")))
+            return self._block_stop(_int(field_of(event, "index")))
         elif kind == "message_delta":
-            self.stop_reason = _field(_field(event, "delta"), "stop_reason") or self.stop_reason
-            self.take_usage(_field(event, "usage"))
+            self.stop_reason = field_of(field_of(event, "delta"), "stop_reason") or self.stop_reason
+            self.take_usage(field_of(event, "usage"))
+        elif kind == "message_stop":
+            self.stopped = True
         return []
 
     def _delta(self, index: int, delta: Any) -> list[StreamEvent]:
-        kind = _field(delta, "type")
+        kind = field_of(delta, "type")
         if kind == "text_delta":
-            text = _field(delta, "text") or ""
+            text = field_of(delta, "text") or ""
             return [StreamText(text)] if text else []
         if kind == "thinking_delta":
-            text = _field(delta, "thinking") or ""
+            text = field_of(delta, "thinking") or ""
             return [StreamReasoning(text)] if text else []
         if kind == "input_json_delta":
             block = self.blocks.setdefault(index, {"type": "tool_use", "id": "", "name": "", "input": None, "json": []})
-            block["json"].append(_field(delta, "partial_json") or "")
+            block["json"].append(field_of(delta, "partial_json") or "")
         return []
 
     def _block_stop(self, index: int) -> list[StreamEvent]:
@@ -136,12 +154,50 @@ class _StreamState:
             start_input = block["input"]
             arguments = json.dumps(start_input) if isinstance(start_input, dict) else "{}"
         self.tool_calls += 1
-        return [StreamToolCall(id=block["id"], name=block["name"], arguments=arguments)]
+        call_id = unique_call_id(str(block["id"] or f"toolu_{index}_{uuid.uuid4().hex[:8]}"), self._seen_ids)
+        return [StreamToolCall(id=call_id, name=block["name"], arguments=arguments)]
 
     def finish_reason(self) -> str:
+        """The normalised finish reason. Raises for a cut-off stream or a refusal with no content."""
+        if not self.stop_reason and not self.stopped:
+            if self.content_seen or self.blocks:
+                raise ProviderStreamError(
+                    "truncated", f"the stream from {self.endpoint} ended mid-answer (no stop reason)"
+                )
+            raise ProviderStreamError("empty", f"the stream from {self.endpoint} ended without an answer")
         if self.stop_reason:
-            return STOP_REASONS.get(self.stop_reason, self.stop_reason)
-        return "tool_calls" if self.tool_calls else "stop"
+            finish = STOP_REASONS.get(self.stop_reason, self.stop_reason)
+        else:
+            finish = "tool_calls" if self.tool_calls else "stop"
+        if finish == "content_filter" and not self.content_seen:
+            raise ProviderRefusal(self.stop_reason or finish)
+        return finish
+
+
+def is_content_event(event: Any) -> bool:
+    """True when a stream event carries part of the answer (`message_start`, pings and empty deltas do not)."""
+    kind = field_of(event, "type")
+    if kind in _CONTENT_EVENTS:
+        return True
+    if kind == "content_block_delta":
+        delta = field_of(event, "delta")
+        return any(field_of(delta, name) for name in _DELTA_FIELDS)
+    return False
+
+
+def message_as_events(body: dict[str, Any], endpoint: str) -> list[dict[str, Any]]:
+    """A non-streamed Messages answer (a server that ignored `stream`) as its equivalent stream events."""
+    content = body.get("content")
+    if body.get("type") != "message" or not isinstance(content, list):
+        raise ProviderStreamError("not_a_stream", f"{endpoint} answered with JSON that holds no message")
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": {"usage": body.get("usage")}}]
+    for index, block in enumerate(item for item in content if isinstance(item, dict)):
+        events.append({"type": "content_block_start", "index": index, "content_block": block})
+        events.append({"type": "content_block_stop", "index": index})
+    delta = {"stop_reason": body.get("stop_reason") or "end_turn"}
+    events.append({"type": "message_delta", "delta": delta, "usage": body.get("usage")})
+    events.append({"type": "message_stop"})
+    return events
 
 
 class AnthropicProvider(Provider):
@@ -159,6 +215,7 @@ class AnthropicProvider(Provider):
         max_tokens: int = DEFAULT_MAX_TOKENS,
         prompt_caching: bool = True,
         thinking_budget: int = 0,
+        timeouts: StreamTimeouts | None = None,
     ) -> None:
         super().__init__(model)
         self.api_key = api_key
@@ -167,7 +224,13 @@ class AnthropicProvider(Provider):
         self.max_tokens = max_tokens
         self.prompt_caching = prompt_caching
         self.thinking_budget = thinking_budget
+        self.timeouts = timeouts or StreamTimeouts()
         self._client: AsyncAnthropic | None = None
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, for error messages."""
+        return self.base_url or DEFAULT_ENDPOINT
 
     def _get_client(self) -> AsyncAnthropic:
         if self._client is None:
@@ -176,8 +239,7 @@ class AnthropicProvider(Provider):
             kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
             if self.base_url:
                 kwargs["base_url"] = self.base_url
-            if self.timeout is not None:
-                kwargs["timeout"] = self.timeout
+            kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
             self._client = AsyncAnthropic(**kwargs)
         return self._client
 
@@ -203,17 +265,28 @@ class AnthropicProvider(Provider):
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         params = self.build_params(request)
         if request.timeout is not None:
-            params["timeout"] = request.timeout
+            params["timeout"] = self.timeouts.http_timeout(request.timeout)
         client = self._get_client()
-        state = _StreamState()
-        sdk_stream = await client.messages.create(stream=True, **params)
+        guard = GuardedStream(self.timeouts, self.endpoint, request.timeout or self.timeout)
+        state = _StreamState(self.endpoint)
+        sdk_stream = await guard.open(client.messages.create(stream=True, **params))
         async with sdk_stream:
-            async for event in sdk_stream:
-                for normalised in state.feed(event):
-                    yield normalised
+            plain = await read_plain_body(guard, sdk_stream)
+            if plain is not None:
+                raw_events = plain.events if plain.whole is None else message_as_events(plain.whole, self.endpoint)
+                for raw in raw_events:
+                    for normalised in state.feed(raw):
+                        yield normalised
+            else:
+                async for event in guard.items(sdk_stream):
+                    if is_content_event(event):
+                        guard.progress()
+                    for normalised in state.feed(event):
+                        yield normalised
+        finish = state.finish_reason()
         if state.saw_usage:
             yield StreamUsage(state.usage())
-        yield StreamFinish(state.finish_reason())
+        yield StreamFinish(finish)
 
     async def aclose(self) -> None:
         if self._client is not None:

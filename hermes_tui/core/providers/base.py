@@ -2,8 +2,11 @@
 
 A provider receives OpenAI-format messages (system message first, if any) and OpenAI
 function-tool schemas, translates them to its wire format at the edge, and yields
-`StreamEvent`s: text and reasoning deltas, complete tool calls, usage, and a finish reason.
-SDK exceptions propagate unchanged: `hermes_tui.core.turn.errors.classify_api_error` reads them.
+`StreamEvent`s: text and reasoning deltas, complete tool calls (ids unique within one answer),
+usage, and exactly one finish reason, last. A stream that ends without its finish reason is an
+error, never a silent "stop". HTTP status errors propagate as the SDK's exceptions; transport and
+stream faults as the typed errors of `hermes_tui.core.providers.failures` (timeouts included).
+`hermes_tui.core.turn.errors.classify_api_error` reads both.
 """
 
 from __future__ import annotations
@@ -75,6 +78,26 @@ class StreamFinish:
 
 
 StreamEvent = StreamText | StreamReasoning | StreamToolCall | StreamUsage | StreamFinish
+
+
+def field_of(obj: Any, name: str) -> Any:
+    """`obj[name]` for a dict, `obj.name` for an SDK object, None when absent."""
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def unique_call_id(call_id: str, seen: set[str]) -> str:
+    """`call_id`, or a suffixed variant when this answer already used it (the ids must be unique)."""
+    candidate = call_id
+    n = 2
+    while candidate in seen:
+        candidate = f"{call_id}_{n}"
+        n += 1
+    seen.add(candidate)
+    return candidate
 
 
 @dataclass

@@ -3,6 +3,7 @@
 `make_provider` turns a `ProviderChoice` (see `hermes_tui.config.resolve_provider`) into a provider;
 `resolve_aux_choice` / `make_aux_provider` do the same for `auxiliary.compression`, where provider
 "auto" (or "") means "the main provider", optionally with its own model, base URL, key and timeout.
+Both get the `[timeouts]` limits (connect, first byte, stream idle) as `StreamTimeouts`.
 No SDK is imported here: providers import theirs on first use.
 """
 
@@ -11,14 +12,25 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from hermes_tui.config import DEFAULT_MODELS, PROVIDERS, ConfigError, ProviderChoice, Settings
+from hermes_tui.config import DEFAULT_MODELS, PROVIDERS, ConfigError, ProviderChoice, Settings, TimeoutsSettings
 from hermes_tui.core.providers.anthropic import DEFAULT_MAX_TOKENS, AnthropicProvider
 from hermes_tui.core.providers.base import Provider
 from hermes_tui.core.providers.demo import DemoProvider
 from hermes_tui.core.providers.openai import OpenAIProvider
+from hermes_tui.core.providers.stream_guard import StreamTimeouts
 
 _KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 _BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+
+
+def stream_timeouts(settings: TimeoutsSettings | None) -> StreamTimeouts:
+    """The `[timeouts]` section as the providers' limits; a negative or non-finite value is a ConfigError."""
+    if settings is None:
+        return StreamTimeouts()
+    problem = settings.problem()
+    if problem:
+        raise ConfigError(problem)
+    return StreamTimeouts(connect=settings.connect, first_byte=settings.first_byte, idle=settings.idle)
 
 
 def make_provider(
@@ -27,10 +39,12 @@ def make_provider(
     timeout: float | None = None,
     max_tokens: int | None = None,
     reasoning_effort: str = "",
+    timeouts: TimeoutsSettings | None = None,
 ) -> Provider:
     """The provider for a resolved choice. Unknown provider names are a ConfigError."""
     if choice.provider == "demo" or choice.is_demo:
         return DemoProvider(choice.model or "demo")
+    limits = stream_timeouts(timeouts)
     if choice.provider == "openai":
         return OpenAIProvider(
             choice.model or DEFAULT_MODELS["openai"],
@@ -38,6 +52,7 @@ def make_provider(
             base_url=choice.base_url,
             timeout=timeout,
             reasoning_effort=reasoning_effort,
+            timeouts=limits,
         )
     if choice.provider == "anthropic":
         return AnthropicProvider(
@@ -46,6 +61,7 @@ def make_provider(
             base_url=choice.base_url,
             timeout=timeout,
             max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
+            timeouts=limits,
         )
     raise ConfigError(f"unknown provider '{choice.provider}' (choose from {', '.join(PROVIDERS)})")
 
@@ -85,4 +101,4 @@ def resolve_aux_choice(
 def make_aux_provider(settings: Settings, main: ProviderChoice, env: Mapping[str, str] | None = None) -> Provider:
     """The summariser provider for context compression, with `auxiliary.compression.timeout`."""
     choice = resolve_aux_choice(settings, main, env)
-    return make_provider(choice, timeout=settings.auxiliary.compression.timeout or None)
+    return make_provider(choice, timeout=settings.auxiliary.compression.timeout or None, timeouts=settings.timeouts)

@@ -2,9 +2,14 @@
 
 Works with any base URL that speaks `/chat/completions` (OpenAI, OpenRouter, Ollama, vLLM,
 LM Studio). Sends a wire copy of the conversation with in-memory flags and canonical-only keys
-removed; assembles tool calls from their streamed fragments (by index, several in parallel);
-reads reasoning deltas (`reasoning_content` / `reasoning`), usage from the final chunk, and the
-finish reason. The SDK is imported on first use; SDK exceptions propagate unchanged.
+removed; assembles tool calls from their streamed fragments (by index, several in parallel, ids
+made unique); reads reasoning deltas (`reasoning_content` / `reasoning`), refusal text (shown
+as the answer), usage from the final chunk, and the finish reason. The stream runs under
+`stream_guard` (connect, first-byte and idle timeouts; typed transport errors); a server that
+ignores `stream` and answers with one JSON completion is read as if it had streamed it. A stream
+without a finish reason (or `[DONE]`) raises `ProviderStreamError`; a content-filter stop with no
+content raises `ProviderRefusal`. The SDK is imported on first use; HTTP status errors propagate
+as the SDK's exceptions.
 """
 
 from __future__ import annotations
@@ -25,13 +30,19 @@ from hermes_tui.core.providers.base import (
     StreamToolCall,
     StreamUsage,
     Usage,
+    field_of,
+    unique_call_id,
 )
+from hermes_tui.core.providers.failures import ProviderRefusal, ProviderStreamError
+from hermes_tui.core.providers.plain_body import read_plain_body
+from hermes_tui.core.providers.stream_guard import GuardedStream, StreamTimeouts
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
 # keys the chat-completions API accepts on a message; everything else is ours (reasoning,
 # finish_reason, tool_name, timestamps...) and strict servers reject it
+DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 WIRE_KEYS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
 _FINISH_ALIASES = {
     "function_call": "tool_calls",
@@ -93,25 +104,27 @@ class _ToolCallAssembler:
 
     def __init__(self) -> None:
         self._calls: dict[int, dict[str, Any]] = {}
+        self._seen_ids: set[str] = set()
 
     def feed(self, fragment: Any) -> None:
-        index = getattr(fragment, "index", None)
-        if not isinstance(index, int):
+        index = field_of(fragment, "index")
+        if not isinstance(index, int) or isinstance(index, bool):
             index = len(self._calls)
         call = self._calls.setdefault(index, {"id": "", "name": "", "arguments": []})
-        if getattr(fragment, "id", None):
-            call["id"] = fragment.id
-        function = getattr(fragment, "function", None)
+        if field_of(fragment, "id"):
+            call["id"] = str(field_of(fragment, "id"))
+        function = field_of(fragment, "function")
         if function is not None:
-            if getattr(function, "name", None):
-                call["name"] = function.name
-            if getattr(function, "arguments", None):
-                call["arguments"].append(function.arguments)
+            if field_of(function, "name"):
+                call["name"] = str(field_of(function, "name"))
+            arguments = field_of(function, "arguments")
+            if arguments:
+                call["arguments"].append(arguments if isinstance(arguments, str) else json.dumps(arguments))
 
     def drain(self) -> list[StreamToolCall]:
         calls = [
             StreamToolCall(
-                id=call["id"] or f"call_{index}_{uuid.uuid4().hex[:8]}",
+                id=unique_call_id(call["id"] or f"call_{index}_{uuid.uuid4().hex[:8]}", self._seen_ids),
                 name=call["name"],
                 arguments="".join(call["arguments"]),
             )
@@ -120,24 +133,115 @@ class _ToolCallAssembler:
         self._calls.clear()
         return calls
 
+    @property
+    def pending(self) -> bool:
+        """True while fragments are collected that no finish reason has closed yet."""
+        return bool(self._calls)
+
 
 def _usage(raw: Any) -> Usage:
-    prompt_details = getattr(raw, "prompt_tokens_details", None)
-    completion_details = getattr(raw, "completion_tokens_details", None)
+    prompt_details = field_of(raw, "prompt_tokens_details")
+    completion_details = field_of(raw, "completion_tokens_details")
     return Usage(
-        prompt_tokens=getattr(raw, "prompt_tokens", 0) or 0,
-        completion_tokens=getattr(raw, "completion_tokens", 0) or 0,
-        cache_read_tokens=getattr(prompt_details, "cached_tokens", 0) or 0,
-        reasoning_tokens=getattr(completion_details, "reasoning_tokens", 0) or 0,
+        prompt_tokens=field_of(raw, "prompt_tokens") or 0,
+        completion_tokens=field_of(raw, "completion_tokens") or 0,
+        cache_read_tokens=field_of(prompt_details, "cached_tokens") or 0,
+        reasoning_tokens=field_of(completion_details, "reasoning_tokens") or 0,
     )
 
 
 def _reasoning_text(delta: Any) -> str:
     for name in ("reasoning_content", "reasoning"):
-        value = getattr(delta, name, None)
+        value = field_of(delta, name)
         if isinstance(value, str) and value:
             return value
     return ""
+
+
+class _ChunkFolder:
+    """What one chat-completions stream has said so far, folded chunk by chunk."""
+
+    def __init__(self, endpoint: str) -> None:
+        self.endpoint = endpoint
+        self.calls = _ToolCallAssembler()
+        self.finish: str | None = None
+        self.usage: Usage | None = None
+        self.emitted_calls = 0
+        self.content_seen = False
+        self.done = False  # the closing `data: [DONE]` arrived
+
+    def feed(self, chunk: Any) -> tuple[list[StreamEvent], bool]:
+        """The events one chunk yields, and whether it carried content (keep-alives do not)."""
+        out: list[StreamEvent] = []
+        progress = False
+        if field_of(chunk, "usage") is not None:
+            self.usage = _usage(field_of(chunk, "usage"))
+            progress = True
+        for choice in field_of(chunk, "choices") or []:
+            delta = field_of(choice, "delta")
+            if delta is not None:
+                reasoning = _reasoning_text(delta)
+                if reasoning:
+                    out.append(StreamReasoning(reasoning))
+                content = field_of(delta, "content")
+                if isinstance(content, str) and content:
+                    out.append(StreamText(content))
+                refusal = field_of(delta, "refusal")  # the model's own words when it declines
+                if isinstance(refusal, str) and refusal:
+                    out.append(StreamText(refusal))
+                fragments = field_of(delta, "tool_calls") or []
+                for fragment in fragments:
+                    self.calls.feed(fragment)
+                progress = progress or bool(reasoning or content or refusal or fragments)
+            if field_of(choice, "finish_reason"):
+                self.finish = str(field_of(choice, "finish_reason"))
+                progress = True
+                out += self._drain()
+        self.content_seen = self.content_seen or bool(out)
+        return out, progress
+
+    def _drain(self) -> list[StreamEvent]:
+        calls = self.calls.drain()
+        self.emitted_calls += len(calls)
+        return list(calls)
+
+    def close(self) -> list[StreamEvent]:
+        """The closing events: usage and the normalised finish reason. Raises for a cut-off stream."""
+        if self.finish is None and self.done and (self.content_seen or self.calls.pending):
+            self.finish = "stop"  # a server that ends with [DONE] but never names a finish reason
+        if self.finish is None:
+            if self.content_seen or self.calls.pending:
+                raise ProviderStreamError(
+                    "truncated", f"the stream from {self.endpoint} ended mid-answer (no finish reason)"
+                )
+            raise ProviderStreamError("empty", f"the stream from {self.endpoint} ended without an answer")
+        out: list[StreamEvent] = self._drain()
+        if self.usage is not None:
+            out.append(StreamUsage(self.usage))
+        finish = _FINISH_ALIASES.get(self.finish, self.finish)
+        if finish == "stop" and self.emitted_calls:
+            finish = "tool_calls"  # e.g. Ollama reports "stop" on a tool-calling turn
+        if finish == "content_filter" and not self.content_seen:
+            raise ProviderRefusal(self.finish)
+        out.append(StreamFinish(finish))
+        return out
+
+
+def completion_as_chunk(body: dict[str, Any], endpoint: str) -> dict[str, Any]:
+    """A non-streamed chat completion (a server that ignored `stream`) as one equivalent chunk."""
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ProviderStreamError("not_a_stream", f"{endpoint} answered with JSON that holds no answer (no choices)")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    delta = dict(message)
+    delta["tool_calls"] = [
+        {**call, "index": index} for index, call in enumerate(message.get("tool_calls") or []) if isinstance(call, dict)
+    ]
+    return {
+        "choices": [{"index": 0, "delta": delta, "finish_reason": choice.get("finish_reason") or "stop"}],
+        "usage": body.get("usage") if isinstance(body.get("usage"), dict) else None,
+    }
 
 
 class OpenAIProvider(Provider):
@@ -153,13 +257,20 @@ class OpenAIProvider(Provider):
         base_url: str = "",
         timeout: float | None = None,
         reasoning_effort: str = "",
+        timeouts: StreamTimeouts | None = None,
     ) -> None:
         super().__init__(model)
         self.api_key = api_key
         self.base_url = base_url
         self.timeout = timeout
         self.reasoning_effort = reasoning_effort
+        self.timeouts = timeouts or StreamTimeouts()
         self._client: AsyncOpenAI | None = None
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, for error messages."""
+        return self.base_url or DEFAULT_ENDPOINT
 
     @property
     def is_official_api(self) -> bool:
@@ -172,8 +283,7 @@ class OpenAIProvider(Provider):
             kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
             if self.base_url:
                 kwargs["base_url"] = self.base_url
-            if self.timeout is not None:
-                kwargs["timeout"] = self.timeout
+            kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
             self._client = AsyncOpenAI(**kwargs)
         return self._client
 
@@ -198,41 +308,31 @@ class OpenAIProvider(Provider):
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         params = self.build_params(request)
         if request.timeout is not None:
-            params["timeout"] = request.timeout
+            params["timeout"] = self.timeouts.http_timeout(request.timeout)
         client = self._get_client()
-        calls = _ToolCallAssembler()
-        finish: str | None = None
-        usage: Usage | None = None
-        emitted_calls = 0
-        sdk_stream = await client.chat.completions.create(**params)
+        guard = GuardedStream(self.timeouts, self.endpoint, request.timeout or self.timeout)
+        folder = _ChunkFolder(self.endpoint)
+        sdk_stream = await guard.open(client.chat.completions.create(**params))
         async with sdk_stream:
-            async for chunk in sdk_stream:
-                if getattr(chunk, "usage", None) is not None:
-                    usage = _usage(chunk.usage)
-                for choice in getattr(chunk, "choices", None) or []:
-                    delta = getattr(choice, "delta", None)
-                    if delta is not None:
-                        reasoning = _reasoning_text(delta)
-                        if reasoning:
-                            yield StreamReasoning(reasoning)
-                        if getattr(delta, "content", None):
-                            yield StreamText(delta.content)
-                        for fragment in getattr(delta, "tool_calls", None) or []:
-                            calls.feed(fragment)
-                    if getattr(choice, "finish_reason", None):
-                        finish = choice.finish_reason
-                        for call in calls.drain():
-                            emitted_calls += 1
-                            yield call
-        for call in calls.drain():  # servers that end the stream without a finish reason
-            emitted_calls += 1
-            yield call
-        if usage is not None:
-            yield StreamUsage(usage)
-        finish = _FINISH_ALIASES.get(finish or "", finish) or ("tool_calls" if emitted_calls else "stop")
-        if finish == "stop" and emitted_calls:
-            finish = "tool_calls"  # e.g. Ollama reports "stop" on a tool-calling turn
-        yield StreamFinish(finish)
+            plain = await read_plain_body(guard, sdk_stream)
+            if plain is not None:
+                chunks = plain.events if plain.whole is None else [completion_as_chunk(plain.whole, self.endpoint)]
+                for chunk in chunks:
+                    events, _ = folder.feed(chunk)
+                    for event in events:
+                        yield event
+                folder.done = plain.done
+            else:
+                done = guard.watch_for_done(sdk_stream)
+                async for chunk in guard.items(sdk_stream):
+                    events, progress = folder.feed(chunk)
+                    if progress:
+                        guard.progress()
+                    for event in events:
+                        yield event
+                folder.done = done.seen
+        for event in folder.close():
+            yield event
 
     async def aclose(self) -> None:
         if self._client is not None:

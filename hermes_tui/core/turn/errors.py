@@ -3,9 +3,11 @@
 `classify_api_error` reads any exception duck-typed — the SDK exceptions of openai/anthropic, the
 transport errors of httpx2, plain Python errors — without importing an SDK, and returns a
 `ClassifiedError`: why it failed (`FailoverReason`) and what the retry loop should do (retry,
-compress, rotate the credential, fall back). The pipeline runs in Hermes's priority order:
-provider-specific phrases, HTTP status, body error code, message phrases, SSL, disconnects,
-transport exception types, unknown.
+compress, rotate the credential, fall back). The pipeline runs in Hermes's priority order,
+after one step of our own: the typed faults our providers raise (a `timeout_kind` is a retryable
+timeout; a `stream_fault` is a retryable server error, a refusal a content-policy block); then
+provider-specific phrases, HTTP status (408 is a timeout), body error code, message phrases, SSL,
+disconnects, transport exception types, unknown. An HTML error page is shown as its title.
 
 `parse_context_limit_from_error` and `parse_available_output_tokens_from_error` read the numbers
 providers put in context-overflow messages (reference §6.1 item 19).
@@ -340,7 +342,7 @@ def classify_api_error(
     if status is None:
         pieces += [str(item) for item in _walk(error)[1:]]
     text = " ".join(piece for piece in pieces if piece).lower()
-    display = (body_message or str(error) or type(error).__name__).strip()
+    display = _readable(body_message, status) or (str(error) or type(error).__name__).strip()
     ctx = _Context(
         status=status,
         provider=provider,
@@ -351,13 +353,48 @@ def classify_api_error(
         num_messages=num_messages,
     )
     return (
-        _by_provider_phrases(ctx, text)
+        _by_provider_fault(ctx, error)
+        or _by_provider_phrases(ctx, text)
         or _by_status(ctx, text, body_message)
         or _by_body_code(ctx, _body_codes(error, body))
         or _by_message(ctx, text)
         or _by_transport(ctx, text, error)
         or ctx.result(R.UNKNOWN)
     )
+
+
+_TIMEOUT_KINDS = frozenset({"connect", "first_byte", "idle"})
+
+
+def _by_provider_fault(ctx: _Context, error: BaseException) -> ClassifiedError | None:
+    """The typed errors of `hermes_tui.core.providers.failures`, read by their attributes."""
+    if ctx.status is not None:
+        return None  # e.g. an undecodable 500: the status decides
+    for item in _walk(error):
+        if getattr(item, "timeout_kind", None) in _TIMEOUT_KINDS:
+            return ctx.result(R.TIMEOUT)
+        fault = getattr(item, "stream_fault", None)
+        if fault == "refusal":
+            return ctx.result(R.CONTENT_POLICY_BLOCKED)
+        if isinstance(fault, str) and fault:
+            return ctx.result(R.SERVER_ERROR)
+    return None
+
+
+_TAGS = re.compile(r"<[^>]*>")
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+
+
+def _readable(body_message: str, status: int | None) -> str:
+    """A body message fit for one line: an HTML error page becomes its title (or its text)."""
+    message = body_message.strip()
+    head = message[:200].lower()
+    if not (head.startswith("<") and ("<html" in head or "<!doctype" in head or "<body" in head or "<head" in head)):
+        return message
+    title = _TITLE.search(message)
+    text = " ".join(_TAGS.sub(" ", title.group(1) if title else message).split())
+    prefix = f"HTTP {status}" if status else "HTTP error"
+    return f"{prefix}: {text[:200] or 'an HTML error page'} (HTML error page)"
 
 
 def _by_provider_phrases(ctx: _Context, text: str) -> ClassifiedError | None:
@@ -397,6 +434,8 @@ def _by_status(ctx: _Context, text: str, body_message: str) -> ClassifiedError |
         if _has(text, Phrases.MODEL_NOT_FOUND) or ("not_found_error" in text and "model" in text):
             return ctx.result(R.MODEL_NOT_FOUND)  # Anthropic: not_found_error "model: <id>"
         return ctx.result(R.UNKNOWN)
+    if status == 408:
+        return ctx.result(R.TIMEOUT)  # Request Timeout: the server gave up waiting; the SDKs retry it too
     if status == 413:
         return ctx.result(R.PAYLOAD_TOO_LARGE)
     if status == 429:

@@ -1,0 +1,144 @@
+"""The scripted answers of the fake LLM server: one step is consumed per request.
+
+Well-formed answers (`Reply`), HTTP errors (`Fail`), and the faults a real provider or the
+network produces: errors inside a stream, dropped or reset connections, stalls before or after
+the response headers, keep-alive-only streams, verbatim (malformed, truncated, compressed,
+HTML) responses. `ByProtocol` picks a different step for the OpenAI and the Anthropic route.
+`tests.fake_llm` re-exports every name here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """A successful streamed answer. Text and tool arguments are cut into `chunk_size` pieces.
+
+    `usage` is (prompt, completion, cache_read, cache_write) with `prompt` the WHOLE prompt: the
+    Anthropic rendering reports `input_tokens = prompt - cache_read - cache_write`.
+    `finish` takes OpenAI names ("stop", "tool_calls", "length", "content_filter") or a
+    protocol-native value, passed through as is; None = "tool_calls" when there are calls, else "stop".
+    `send_finish=False` leaves the finish reason out (OpenAI `finish_reason`, Anthropic `message_delta`);
+    `terminal=False` leaves out the closing `data: [DONE]` / `message_stop`.
+    `inject` are raw SSE texts sent right after the first event (unknown event types, comments...).
+    """
+
+    text: str = ""
+    tool_calls: list[tuple[str, str, str]] = field(default_factory=list)
+    reasoning: str = ""
+    usage: tuple[int, int, int, int] = (12, 3, 0, 0)
+    finish: str | None = None
+    chunk_size: int = 4
+    delay_per_chunk: float = 0.0
+    reasoning_tokens: int = 0
+    reasoning_field: str = "reasoning_content"  # OpenAI-compatible servers use this or "reasoning"
+    send_finish: bool = True
+    terminal: bool = True
+    inject: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Fail:
+    """An HTTP error with the protocol's real error body (`body` overrides it verbatim)."""
+
+    status: int
+    message: str
+    code: str | None = None
+    type: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+
+
+@dataclass
+class StreamError:
+    """An error event inside a 200 stream, after `after_chunks` events of `reply`."""
+
+    after_chunks: int
+    message: str
+    type: str = "overloaded_error"
+    reply: Reply = field(default_factory=lambda: Reply(text="partial answer before the failure"))
+
+
+@dataclass
+class Disconnect:
+    """Close the socket mid-stream (no terminating chunk) after `after_chunks` events of `reply`."""
+
+    after_chunks: int
+    reply: Reply = field(default_factory=lambda: Reply(text="partial answer before the drop"))
+
+
+@dataclass
+class Hang:
+    """Send a first text delta, then wait up to `seconds` (released when the server stops)."""
+
+    seconds: float
+    first_text: str = "thinking about it"
+    reply: Reply = field(default_factory=lambda: Reply(text=" and done"))
+
+
+@dataclass
+class Stall:
+    """Read the request, then stay silent for `seconds` and drop the connection.
+
+    `phase="headers"`: nothing at all is sent. `phase="body"`: the 200 event-stream headers are
+    sent, then nothing (no event, no keep-alive).
+    """
+
+    seconds: float
+    phase: str = "headers"
+
+
+@dataclass
+class KeepAlive:
+    """A stream that only keeps the connection warm for `seconds`, then drops it.
+
+    After the protocol's opening event (OpenAI: a role-only chunk; Anthropic: `message_start`) and
+    the optional `text` deltas, it sends every `interval` seconds what real servers send while idle:
+    Anthropic `ping` events; OpenAI SSE comments, blank lines and chunks with an empty delta.
+    """
+
+    seconds: float
+    interval: float = 0.05
+    text: str = ""
+
+
+@dataclass
+class Reset:
+    """Abort the connection with a TCP reset (RST).
+
+    `after_chunks=None`: right after reading the request, before any response byte. Otherwise the
+    200 headers and `after_chunks` events of `reply` are sent first.
+    """
+
+    after_chunks: int | None = None
+    reply: Reply = field(default_factory=lambda: Reply(text="partial answer before the reset"))
+
+
+@dataclass
+class Raw:
+    """A verbatim HTTP response: status, headers and body bytes, framed by Content-Length."""
+
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+
+@dataclass
+class RawStream:
+    """A 200 `text/event-stream` of verbatim SSE texts or raw bytes (sent one per chunk), then a clean end."""
+
+    events: list[str | bytes] = field(default_factory=list)
+
+
+@dataclass
+class ByProtocol:
+    """A different step for each route: `openai` for /chat/completions, `anthropic` for /messages."""
+
+    openai: Step
+    anthropic: Step
+
+
+Step = Reply | Fail | StreamError | Disconnect | Hang | Stall | KeepAlive | Reset | Raw | RawStream | ByProtocol

@@ -120,11 +120,12 @@ class TimeoutsSettings:
     idle: float = 30.0
 
     def problem(self) -> str:
-        """'' when valid, else one line naming the bad key."""
+        """'' when valid, else one line naming the bad key (the same rules config loading applies)."""
         for name in ("connect", "first_byte", "idle"):
             value = getattr(self, name)
-            if not value >= 0 or value == float("inf"):
-                return f"'timeouts.{name}' must be a number of seconds >= 0 (0 turns it off), got {value}"
+            ok, wanted = NUMBER_RULES[f"timeouts.{name}"]
+            if not math.isfinite(value) or not ok(value):
+                return f"'timeouts.{name}' must be {wanted}, got {value}"
         return ""
 
 
@@ -258,6 +259,9 @@ NUMBER_RULES: dict[str, tuple[Callable[[float], bool], str]] = {
     "sessions.min_interval_hours": (lambda v: v >= 0, ">= 0"),
     "tools.read_max_bytes": (lambda v: v >= 1, ">= 1"),
     "tools.terminal_timeout": (lambda v: v > 0, "> 0 seconds"),
+    "timeouts.connect": (lambda v: v >= 0, ">= 0 seconds (0 turns it off)"),
+    "timeouts.first_byte": (lambda v: v >= 0, ">= 0 seconds (0 turns it off)"),
+    "timeouts.idle": (lambda v: v >= 0, ">= 0 seconds (0 turns it off)"),
 }
 
 _CHOICES: dict[str, tuple[str, ...]] = {

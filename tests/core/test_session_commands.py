@@ -61,7 +61,10 @@ async def test_resume_by_number_prefix_and_title_reopens_target(tmp_path: Path) 
     assert (await db.get_session(first))["end_reason"] is None  # reopened
     assert log.of(ev.HistoryReplaced)[-1].session_id == first
 
-    await run_command(agent, f"/resume {second[:17]}")  # unique prefix
+    # The shortest prefix (at least date, time and one hex digit) that only the second id has:
+    # both ids may come from the same second, so a fixed length could be ambiguous.
+    prefix = next(second[:n] for n in range(17, len(second) + 1) if not first.startswith(second[:n]))
+    await run_command(agent, f"/resume {prefix}")
     assert agent.session_id == second
     await run_command(agent, "/resume 2")  # number indexes the recent list
     assert agent.session_id == first

@@ -158,7 +158,6 @@ async def test_config_timeouts_reach_the_provider_through_the_real_start_up(
         source="cli",
         cwd=tmp_path,
     )
-    agent.backoff_base = 0.001
     try:
         result = await asyncio.wait_for(agent.run_conversation("hello"), GUARD_S * 2)
     finally:

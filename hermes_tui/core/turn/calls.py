@@ -139,10 +139,11 @@ async def _recover(
             shrank = await compress("overflow", deps.meter.estimate(state.messages))
             if shrank or lowered:
                 return RESTART
-            _fail(state, deps, "compression_exhausted", recovery.CANNOT_COMPRESS)
+            _fail(state, deps, "compression_exhausted", decision.cannot_compress())
             return FAILED
-        case recovery.AcceptPartial():
-            events.status("↻ Stream interrupted — using delivered content as final response")
+        case recovery.AcceptPartial(cause=cause):
+            events.status(f"↻ Stream interrupted ({cause}) — using delivered content as final response")
+            events.review("warning", f"The answer stopped early: {cause[:160]} — the delivered part was kept")
             acc.finish_reason = "stop"
             return acc
         case recovery.Fail(exit_reason=exit_reason, error=error, skip_persist=skip_persist):

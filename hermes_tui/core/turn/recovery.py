@@ -122,11 +122,21 @@ class LowerOutputBudget:
 class CompressAndRestart:
     reason: str
     window_limit: int | None = None
+    message: str = ""
+
+    def cannot_compress(self) -> str:
+        """The failure when compression could not make the request smaller."""
+        if self.reason == "payload_too_large":
+            return (
+                f"The request is too large for the provider ({self.message}) and the conversation cannot be "
+                "compressed further. Nothing was lost — start a fresh session with /new."
+            )
+        return CANNOT_COMPRESS
 
 
 @dataclass(frozen=True)
 class AcceptPartial:
-    pass
+    cause: str = ""
 
 
 @dataclass(frozen=True)
@@ -163,10 +173,10 @@ def decide(
             return Fail("compression_exhausted", COMPRESSION_EXHAUSTED)
         if facts.available_output_tokens:
             return LowerOutputBudget(max(1, facts.available_output_tokens - OUTPUT_BUDGET_MARGIN))
-        return CompressAndRestart(facts.reason, facts.context_limit)
+        return CompressAndRestart(facts.reason, facts.context_limit, facts.message)
 
     if facts.delivered_text and not facts.has_tool_calls:
-        return AcceptPartial()
+        return AcceptPartial(facts.message)
 
     if not facts.retryable:
         hint = GUIDANCE.get(facts.reason, "")

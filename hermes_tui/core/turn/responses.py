@@ -34,6 +34,7 @@ THINKING_EXHAUSTED = (
     "Lower the reasoning effort or switch model."
 )
 TRUNCATED_TOOL_CALL = "Response truncated due to output length limit"
+FILTERED_NOTE = "The provider's content filter stopped this answer early; the part that arrived is kept."
 MAX_LENGTH_CONTINUES = 3
 MAX_TRUNCATED_TOOL_RETRIES = 3
 MAX_EMPTY_RETRIES = 3
@@ -62,6 +63,12 @@ def accept_answer(state: TurnState, acc: StreamAccumulator) -> bool:
     append_final(state, acc, visible if has_think_tags(acc.text) else acc.text)
     state.exit_reason = state.exit_reason or "text_response"
     return True
+
+
+def note_filtered(acc: StreamAccumulator, events: Emitter) -> None:
+    """Say so when the provider's content filter cut a visible answer short."""
+    if acc.finish_reason == "content_filter":
+        events.warn(FILTERED_NOTE)
 
 
 def handle_length(state: TurnState, acc: StreamAccumulator, events: Emitter, max_tokens: int | None) -> bool:

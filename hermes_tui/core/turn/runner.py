@@ -175,6 +175,7 @@ class TurnRunner:
             return state.failed
         if not responses.accept_answer(state, acc):
             return responses.handle_empty(state, acc, events)
+        responses.note_filtered(acc, events)
         self.deps.meter.publish(state.messages)
         return True
 

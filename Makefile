@@ -17,6 +17,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check hermes_tui tests bench
+	$(BIN)/ruff format --check hermes_tui tests bench
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)

@@ -52,9 +52,7 @@ def _item_content(raw: Any, position: int) -> str:
 
 def _item_status(raw: Any, position: int) -> str:
     if not isinstance(raw, str) or raw.strip().lower() not in STATUSES:
-        raise TodoError(
-            f"todo item {position}: 'status' must be one of {', '.join(STATUSES)} (got {raw!r})"
-        )
+        raise TodoError(f"todo item {position}: 'status' must be one of {', '.join(STATUSES)} (got {raw!r})")
     return raw.strip().lower()
 
 

@@ -230,9 +230,7 @@ async def test_todo_list_survives_compression(tmp_path: Path, server: FakeLLMSer
     await db.close()
 
 
-async def test_two_ineffective_compressions_pause_automatic_compression(
-    tmp_path: Path, server: FakeLLMServer
-) -> None:
+async def test_two_ineffective_compressions_pause_automatic_compression(tmp_path: Path, server: FakeLLMServer) -> None:
     agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     await _seed_turns(agent, server, 8)
     bloated = SUMMARY + "\n" + "detail " * 20_000  # a summary as large as what it replaces: < 10 % saved

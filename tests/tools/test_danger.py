@@ -158,9 +158,7 @@ def test_reasons_are_short_plain_sentences() -> None:
         assert reason == reason.strip() and "\n" not in reason and len(reason) <= 60
 
 
-@pytest.mark.parametrize(
-    "garbage", ["'unterminated", '"also unterminated', "\\", "|||;;;&&&", "$(", "`", None, 42]
-)
+@pytest.mark.parametrize("garbage", ["'unterminated", '"also unterminated', "\\", "|||;;;&&&", "$(", "`", None, 42])
 def test_odd_input_never_raises(garbage: object) -> None:
     assert isinstance(assess_command(garbage), tuple)  # type: ignore[arg-type]
 

@@ -92,8 +92,7 @@ async def test_unknown_tool_lists_the_available_ones(ctx: ToolContext) -> None:
     result = await default_registry().dispatch("browse_web", "{}", ctx)
     assert result.is_error
     assert result.content == (
-        "Tool 'browse_web' does not exist. "
-        "Available tools: read_file, write_file, search_files, terminal, todo"
+        "Tool 'browse_web' does not exist. Available tools: read_file, write_file, search_files, terminal, todo"
     )
 
 
@@ -163,9 +162,7 @@ async def test_unknown_parameters_are_ignored(registry: ToolRegistry, ctx: ToolC
     assert json.loads(result.content) == {"text": "x"}
 
 
-async def test_an_exception_inside_a_tool_becomes_an_error_result(
-    registry: ToolRegistry, ctx: ToolContext
-) -> None:
+async def test_an_exception_inside_a_tool_becomes_an_error_result(registry: ToolRegistry, ctx: ToolContext) -> None:
     result = await registry.dispatch("broken", "{}", ctx)
     assert result == ToolResult("Error executing tool: RuntimeError: disk on fire", is_error=True)
 

@@ -86,9 +86,7 @@ async def test_file_glob_narrows_the_files_searched(ctx: ToolContext) -> None:
     }
 
 
-async def test_an_invalid_regex_is_searched_as_literal_text_with_a_note(
-    project: Path, ctx: ToolContext
-) -> None:
+async def test_an_invalid_regex_is_searched_as_literal_text_with_a_note(project: Path, ctx: ToolContext) -> None:
     (project / "calls.py").write_text("see [unclosed bracket\n")
     result = await search_json(ctx, "[unclosed")
     assert result["matches"] == [{"path": "calls.py", "line": 1, "text": "see [unclosed bracket"}]

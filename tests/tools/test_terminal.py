@@ -127,9 +127,7 @@ async def test_ctrl_c_while_waiting_for_approval_propagates(tmp_path: Path) -> N
 # --------------------------------------------------------------------------- running
 
 
-async def test_runs_in_the_context_folder_with_stdout_and_stderr_merged(
-    tmp_path: Path, ctx: ToolContext
-) -> None:
+async def test_runs_in_the_context_folder_with_stdout_and_stderr_merged(tmp_path: Path, ctx: ToolContext) -> None:
     result = outcome(await run(ctx, "pwd; echo to-stderr >&2; echo to-stdout"))
     assert result["output"] == f"{tmp_path}\nto-stderr\nto-stdout\n"
 
@@ -176,9 +174,7 @@ async def test_an_empty_command_is_an_error_result(ctx: ToolContext, approver: R
     assert approver.requests == []
 
 
-async def test_a_missing_working_folder_is_an_error_result(
-    tmp_path: Path, approver: RecordingApprover
-) -> None:
+async def test_a_missing_working_folder_is_an_error_result(tmp_path: Path, approver: RecordingApprover) -> None:
     result = await run(make_context(tmp_path / "gone", approve=approver), "ls")
     assert result.is_error and "working folder does not exist" in result.content
 
@@ -210,9 +206,7 @@ async def test_timeout_stops_the_whole_process_group(tmp_path: Path, ctx: ToolCo
         assert await poll_until(lambda pid=pid: process_gone(pid), timeout=10), f"{name} {pid} still runs"
 
 
-async def test_the_configured_timeout_applies_when_none_is_given(
-    tmp_path: Path, approver: RecordingApprover
-) -> None:
+async def test_the_configured_timeout_applies_when_none_is_given(tmp_path: Path, approver: RecordingApprover) -> None:
     ctx = make_context(tmp_path, approve=approver, terminal_timeout=0.5)
     result = await run(ctx, "sleep 60")
     assert outcome(result)["timed_out"] is True

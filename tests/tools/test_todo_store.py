@@ -150,8 +150,7 @@ def test_reinjection_text_lists_active_items_with_markers() -> None:
 def test_no_reinjection_without_active_items() -> None:
     assert TodoStore().format_for_reinjection() is None
     assert (
-        store_with(item("1", "done", "completed"), item("2", "dropped", "cancelled")).format_for_reinjection()
-        is None
+        store_with(item("1", "done", "completed"), item("2", "dropped", "cancelled")).format_for_reinjection() is None
     )
 
 
@@ -163,9 +162,7 @@ def todo_call(call_id: str, todos: list[dict[str, str]] | None = None, merge: bo
     return {
         "role": "assistant",
         "content": "",
-        "tool_calls": [
-            {"id": call_id, "type": "function", "function": {"name": "todo", "arguments": arguments}}
-        ],
+        "tool_calls": [{"id": call_id, "type": "function", "function": {"name": "todo", "arguments": arguments}}],
     }
 
 

@@ -92,9 +92,7 @@ async def test_a_session_resumed_from_its_messages_gets_its_list_back(ctx: ToolC
         {
             "role": "assistant",
             "content": "",
-            "tool_calls": [
-                {"id": "call_9", "type": "function", "function": {"name": "todo", "arguments": arguments}}
-            ],
+            "tool_calls": [{"id": "call_9", "type": "function", "function": {"name": "todo", "arguments": arguments}}],
         },
         {"role": "tool", "tool_call_id": "call_9", "tool_name": "todo", "content": result.content},
     ]

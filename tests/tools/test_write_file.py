@@ -107,9 +107,7 @@ async def test_a_file_in_the_way_of_a_folder_is_a_clear_error(tmp_path: Path, ct
     assert (tmp_path / "notes").read_text() == "I am a file"
 
 
-async def test_text_that_is_not_encodable_is_refused_and_nothing_is_written(
-    tmp_path: Path, ctx: ToolContext
-) -> None:
+async def test_text_that_is_not_encodable_is_refused_and_nothing_is_written(tmp_path: Path, ctx: ToolContext) -> None:
     result = await write(ctx, "bad.txt", "lone surrogate \ud800 here")
     assert result.is_error and "UTF-8" in result.content
     assert not (tmp_path / "bad.txt").exists()

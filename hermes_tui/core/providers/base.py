@@ -125,9 +125,7 @@ class Provider(ABC):
     async def complete(self, prompt: str, *, max_tokens: int, timeout: float | None = None) -> str:
         """One non-tool call with a single user message; returns the text (used for summaries)."""
         parts: list[str] = []
-        request = ChatRequest(
-            messages=[{"role": "user", "content": prompt}], max_tokens=max_tokens, timeout=timeout
-        )
+        request = ChatRequest(messages=[{"role": "user", "content": prompt}], max_tokens=max_tokens, timeout=timeout)
         async for event in self.stream(request):
             if isinstance(event, StreamText):
                 parts.append(event.text)

@@ -340,9 +340,7 @@ class LiveSession:
                 )
                 created = True
             except Exception as exc:
-                self._events.warn(
-                    f"Session split failed ({exc}); the new session will be created with its first write"
-                )
+                self._events.warn(f"Session split failed ({exc}); the new session will be created with its first write")
         self._id = new_id
         self._parent_id = old
         self._title = title

@@ -42,14 +42,40 @@ _OPERATOR_CHARS = frozenset("();<>|&")
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh"})
 _INTERPRETERS = _SHELLS | {"python", "python3", "perl", "ruby", "node"}
 _DOWNLOADERS = frozenset({"curl", "wget", "fetch"})
-_DISK_TOOLS = frozenset(
-    {"mke2fs", "mkswap", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs"}
-)
+_DISK_TOOLS = frozenset({"mke2fs", "mkswap", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs"})
 _POWER_COMMANDS = frozenset({"shutdown", "reboot", "halt", "poweroff"})
 _CRITICAL_RM_TARGETS = frozenset(
-    {"/", "/*", "~", "~/", "~/*", "$HOME", "$HOME/", "$HOME/*", "${HOME}", "*", ".", "./", "..", "../",
-     "/home", "/etc", "/usr", "/var", "/boot", "/bin", "/sbin", "/lib", "/lib64", "/opt", "/root",
-     "/srv", "/sys", "/proc", "/dev"}
+    {
+        "/",
+        "/*",
+        "~",
+        "~/",
+        "~/*",
+        "$HOME",
+        "$HOME/",
+        "$HOME/*",
+        "${HOME}",
+        "*",
+        ".",
+        "./",
+        "..",
+        "../",
+        "/home",
+        "/etc",
+        "/usr",
+        "/var",
+        "/boot",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib64",
+        "/opt",
+        "/root",
+        "/srv",
+        "/sys",
+        "/proc",
+        "/dev",
+    }
 )
 # wrapper -> options of that wrapper which take a separate value
 _WRAPPERS: dict[str, frozenset[str]] = {
@@ -69,9 +95,7 @@ _WRAPPERS: dict[str, frozenset[str]] = {
 }
 _ROOT_WRAPPERS = frozenset({"sudo", "doas"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_BLOCK_DEVICE = re.compile(
-    r"^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|mapper/)"
-)
+_BLOCK_DEVICE = re.compile(r"^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|mapper/)")
 _SYSTEM_PATH = re.compile(r"^/(etc|boot|usr|bin|sbin|lib|lib64|sys|proc/sys)(/|$)")
 _WORLD_WRITABLE_OCTAL = re.compile(r"^0*[0-7]?[0-7][0-7][2367]$")
 _WORLD_WRITABLE_SYMBOLIC = re.compile(r"(^|,)[ugo]*[ao][ugoa]*[+=][rwxXst]*w")

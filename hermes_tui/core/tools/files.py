@@ -27,8 +27,18 @@ BINARY_SNIFF_BYTES = 8192
 MAX_LINE_CHARS = 2000
 LINE_COUNT_MAX_FILE_BYTES = 64 * 1024 * 1024
 SKIPPED_DIRS = frozenset(
-    {".git", ".hg", ".svn", ".venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache",
-     ".ruff_cache", ".tox"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "node_modules",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+    }
 )
 SEARCH_DEFAULT_LIMIT = 50
 SEARCH_MAX_LIMIT = 500
@@ -148,8 +158,10 @@ def read_text_file(path: Path, offset: int, limit: int | None, max_bytes: int) -
             try:
                 text = _decode_line(raw, line_count, cut=size > len(raw))
             except UnicodeDecodeError:
-                return _error(f"{path} is not UTF-8 text (undecodable bytes on line {line_count}); "
-                              "read_file only reads text files")
+                return _error(
+                    f"{path} is not UTF-8 text (undecodable bytes on line {line_count}); "
+                    "read_file only reads text files"
+                )
             shown.append(_Line(line_count, text))
             used += len(raw)
     if info.st_size == 0:
@@ -456,9 +468,7 @@ class SearchFilesTool(Tool):
         return " ".join(parts) or None
 
     @staticmethod
-    async def _search_names(
-        root: Path, glob: str, file_glob: str | None, cwd: Path, state: _SearchState
-    ) -> None:
+    async def _search_names(root: Path, glob: str, file_glob: str | None, cwd: Path, state: _SearchState) -> None:
         for index, (full, relative) in enumerate(_walk_files(root), start=1):
             if index % SEARCH_YIELD_EVERY == 0:
                 await asyncio.sleep(0)

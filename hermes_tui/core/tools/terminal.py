@@ -147,7 +147,9 @@ async def run_command(
     read_fd, write_fd = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            shell_path(), "-c", command,
+            shell_path(),
+            "-c",
+            command,
             cwd=cwd,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_fd,
@@ -228,9 +230,7 @@ class TerminalTool(Tool):
         if denial:
             return ToolResult(denial, is_error=True)
         try:
-            outcome = await run_command(
-                command, ctx.cwd, timeout, self.output_head_bytes, self.output_tail_bytes
-            )
+            outcome = await run_command(command, ctx.cwd, timeout, self.output_head_bytes, self.output_tail_bytes)
         except OSError as exc:
             return ToolResult(f"Error: cannot start the shell: {exc.strerror or exc}", is_error=True)
 
@@ -249,7 +249,5 @@ class TerminalTool(Tool):
             return None
         if ctx.approve is None:
             return DENIED_NO_APPROVER
-        request = ApprovalRequest(
-            tool="terminal", command=command, cwd=str(ctx.cwd), reasons=assess_command(command)
-        )
+        request = ApprovalRequest(tool="terminal", command=command, cwd=str(ctx.cwd), reasons=assess_command(command))
         return None if await ctx.approve(request) else DENIED_BY_USER

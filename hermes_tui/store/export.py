@@ -16,18 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_tui.store.codec import flatten_text
 from hermes_tui.store.lineage_queries import edge_kind
-from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EXPORT_SESSION_FIELDS, SUMMARY_MARKERS
+from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EXPORT_SESSION_FIELDS, is_summary_text
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
 
 EXPORT_FORMATS = ("md", "json", "jsonl")
-SUMMARY_END_MARKER = "--- END OF CONTEXT SUMMARY"
-
-
-def is_compression_summary(content: Any) -> bool:
-    text = flatten_text(content).lstrip()
-    return text.startswith(SUMMARY_MARKERS) or SUMMARY_END_MARKER in text
 
 
 def _export_message(row: dict[str, Any], in_continuation: bool) -> dict[str, Any]:
@@ -36,7 +30,7 @@ def _export_message(row: dict[str, Any], in_continuation: bool) -> dict[str, Any
         if row.get(key):
             message[key] = row[key]
     message["timestamp"] = row["timestamp"]
-    if in_continuation and is_compression_summary(row["content"]):
+    if in_continuation and is_summary_text(flatten_text(row["content"])):
         message["kind"] = "compression_summary"
     return message
 

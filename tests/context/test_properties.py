@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_tui.core.context import SUMMARY_END_MARKER, ContextCompressor
-from hermes_tui.core.context.markers import HISTORICAL_IMAGE_PLACEHOLDER, is_summary_text
+from hermes_tui.core.context.markers import HISTORICAL_IMAGE_PLACEHOLDER
+from hermes_tui.store.models import is_summary_text
 
 from .helpers import FailingSummarizer, RecordingSummarizer, StatusError, text_of
 

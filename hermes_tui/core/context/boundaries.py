@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hermes_tui.core.context.constants import TAIL_MIN_MESSAGES, TAIL_SOFT_CEILING_FACTOR
-from hermes_tui.core.context.markers import is_summary_text, split_summary_message
+from hermes_tui.core.context.markers import split_summary_message
 from hermes_tui.core.context.sizing import message_budget_tokens
 from hermes_tui.core.messages import Message, content_text
+from hermes_tui.store.models import is_summary_text
 
 
 def head_size(messages: Sequence[Message], protect_first_n: int) -> int:

@@ -7,6 +7,10 @@ placeholder texts used by the prune and assembly phases.
 
 from __future__ import annotations
 
+# Whether a message is a summary is decided in one place, `hermes_tui.store.models.is_summary_text`
+# (the store, export, the compressor and the UI share it); every header here must start with one
+# of its SUMMARY_MARKERS.
+
 SUMMARY_TAG = "[CONTEXT COMPACTION — REFERENCE ONLY]"
 
 SUMMARY_PREFIX = (
@@ -52,12 +56,6 @@ MISSING_TOOL_RESULT_STUB = "[Result from earlier conversation — see context su
 HISTORICAL_IMAGE_PLACEHOLDER = "[Attached image — stripped after compression]"
 
 _ALL_PREFIXES: tuple[str, ...] = (SUMMARY_PREFIX, *HISTORICAL_SUMMARY_PREFIXES)
-_RECOGNISED_STARTS: tuple[str, ...] = (SUMMARY_TAG, *HISTORICAL_SUMMARY_PREFIXES)
-
-
-def is_summary_text(text: str) -> bool:
-    """True if `text` starts with the current, a historical or the legacy summary header."""
-    return text.lstrip().startswith(_RECOGNISED_STARTS)
 
 
 def strip_summary_prefix(text: str) -> str:

@@ -152,10 +152,6 @@ class Agent:
         return self.meter.totals
 
     @property
-    def turn_active(self) -> bool:
-        return self._turn_lock.locked()
-
-    @property
     def context_window_known(self) -> bool:
         return self.meter.window_known
 

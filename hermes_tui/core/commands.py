@@ -137,10 +137,6 @@ COMMANDS: tuple[Command, ...] = (
 _BY_NAME = {alias: cmd for cmd in COMMANDS for alias in (cmd.name, *cmd.aliases)}
 
 
-def command_names() -> list[str]:
-    return sorted(f"/{name}" for name in _BY_NAME)
-
-
 def is_command(text: str) -> bool:
     return text.startswith("/") and not text.startswith("//")
 

@@ -6,8 +6,6 @@ Owns the compressor's character budgeting: `len(content)//4 + 10` per message, p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from hermes_tui.core.context.constants import CHARS_PER_TOKEN, IMAGE_CHAR_ESTIMATE, MESSAGE_OVERHEAD_TOKENS
 from hermes_tui.core.messages import Message, is_image_part
 
@@ -53,7 +51,3 @@ def message_budget_tokens(message: Message) -> int:
     for call in message.get("tool_calls") or []:
         tokens += len(tool_call_arguments(call)) // CHARS_PER_TOKEN
     return tokens
-
-
-def budget_costs(messages: Sequence[Message]) -> list[int]:
-    return [message_budget_tokens(message) for message in messages]

@@ -3,7 +3,7 @@
     python -m bench.text_safety_bench [--runs N]
 
 `visible` runs on every streamed delta in the TUI and headless, so it is measured both on whole
-texts (1 MB: English prose and code, mixed-script text, text with an escape sequence every ~200
+texts (1 MB: English prose and code, mixed-script text, text with an escape sequence every ~45
 characters) and as a stream of small deltas (4 and 40 characters, the sizes providers send),
 where the per-call cost dominates. Alongside: `valid_unicode` (every text arrival),
 `StreamAccumulator.feed` per text delta (arrival + bookkeeping), `json_for_terminal` on a 1 MB
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
     runs = max(1, args.runs)
-    texts = {"prose + code": prose(MB), "mixed scripts": mixed(MB // 2), "escape every ~100 chars": hostile(MB)}
+    texts = {"prose + code": prose(MB), "mixed scripts": mixed(MB // 2), "escape every ~45 chars": hostile(MB)}
     print(f"# text_safety_bench — Python {platform.python_version()} on {platform.machine()}, best of {runs}")
     print("| measure | MB/s |")
     print("|---|---|")
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     for size in (4, 40):
         rate, per_second = stream_rate(deltas(texts["prose + code"], size), runs)
         print(f"| visible, {size}-char deltas | {rate:,.0f} ({per_second / 1e6:.1f} M deltas/s) |")
-    rate, per_second = stream_rate(deltas(texts["escape every ~100 chars"], 40), runs)
+    rate, per_second = stream_rate(deltas(texts["escape every ~45 chars"], 40), runs)
     print(f"| visible, 40-char deltas with escapes | {rate:,.0f} ({per_second / 1e6:.1f} M deltas/s) |")
     prose_text = texts["prose + code"]
     print(f"| valid_unicode, 1 MB prose + code | {best_rate(lambda: valid_unicode(prose_text), 1.0, runs):,.0f} |")

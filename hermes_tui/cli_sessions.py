@@ -7,12 +7,14 @@ unusable database, an unknown/ambiguous session or a bad format. Output contract
 scripts): `sessions --json` is a JSON array of session objects with the fields
 store.models.LISTING_FIELDS; `search --json` a JSON array of hits with the fields
 store.search.SEARCH_HIT_FIELDS (`id` named `message_id`); `export` md|json|jsonl.
+Titles, previews, snippets and exported messages are untrusted: tables and Markdown show their
+control characters as escapes (`text_safety.visible`), JSON writes them as `\\uXXXX`
+(`text_safety.json_for_terminal`) — the same JSON value, nothing a terminal would act on.
 Kept light on imports so `hermes-tui search` starts fast.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import unicodedata
 from collections.abc import Sequence
@@ -26,6 +28,7 @@ from hermes_tui.store.errors import StoreError
 from hermes_tui.store.export import EXPORT_FORMATS, build_export, render_json, render_jsonl, render_markdown
 from hermes_tui.store.models import LISTING_FIELDS
 from hermes_tui.store.search import SEARCH_HIT_FIELDS
+from hermes_tui.text_safety import dumps_for_terminal, json_for_terminal, visible
 
 # `search --json` names a hit's message id `message_id`.
 HIT_FIELDS = tuple("message_id" if field == "id" else field for field in SEARCH_HIT_FIELDS)
@@ -54,8 +57,12 @@ def _width(text: str) -> int:
 
 
 def _table(rows: list[list[str]], headers: Sequence[str]) -> str:
-    """Left-aligned columns sized to their widest cell; the last column is not padded."""
-    grid = [list(headers), *rows]
+    """Left-aligned columns sized to their widest cell; the last column is not padded.
+
+    Cells are shown with their control characters escaped (ids and sources come from a
+    state.db other programs write too).
+    """
+    grid = [list(headers), *([visible(cell) for cell in row] for row in rows)]
     widths = [max(_width(row[i]) for row in grid) for i in range(len(headers))]
     lines = []
     for cells in grid:
@@ -67,7 +74,8 @@ def _table(rows: list[list[str]], headers: Sequence[str]) -> str:
 
 
 def _clip(text: str | None, width: int) -> str:
-    text = (text or "").replace("\n", " ")
+    """One line of at most `width` characters, control characters shown as escapes first."""
+    text = visible(text or "").replace("\n", " ").replace("\t", " ")
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -101,7 +109,7 @@ async def sessions_command(
         await db.close()
     if as_json:
         payload = [{field: row.get(field) for field in LISTING_FIELDS} for row in rows]
-        out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        out.write(dumps_for_terminal(payload, indent=2) + "\n")
         return exit_codes.OK
     if not rows:
         out.write("No sessions yet.\n")
@@ -153,7 +161,7 @@ async def search_command(
         await db.close()
     if as_json:
         payload = [{field: hit.get("id" if field == "message_id" else field) for field in HIT_FIELDS} for hit in hits]
-        out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        out.write(dumps_for_terminal(payload, indent=2) + "\n")
         return exit_codes.OK
     if not hits:
         out.write("No matches.\n")
@@ -199,10 +207,10 @@ async def export_command(
     finally:
         await db.close()
     if fmt == "json":
-        out.write(render_json(document))
+        out.write(json_for_terminal(render_json(document)))
     elif fmt == "jsonl":
         for line in render_jsonl(document):
-            out.write(line)
+            out.write(json_for_terminal(line))
     else:
-        out.write(render_markdown(document))
+        out.write(visible(render_markdown(document)))
     return exit_codes.OK

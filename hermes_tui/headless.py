@@ -4,6 +4,10 @@ The answer streams to stdout; status lines and tool activity go to stderr so the
 piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage).
 Shell commands ask on the terminal when stdin is one, are denied otherwise, or run unasked with
 --yes. Ctrl-C interrupts the turn: the partial answer is kept in state.db and we exit 130.
+Nothing the model, a tool or a file says reaches the terminal raw: every printed text goes
+through `text_safety.visible` (escape sequences shown as `\\x1b[…`), JSON through
+`text_safety.dumps_for_terminal`, and the approval prompt shows the exact command, flagged when it
+holds hidden control characters.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from hermes_tui.exit_codes import FAILED as EXIT_FAILED
 from hermes_tui.exit_codes import INTERRUPTED as EXIT_INTERRUPTED
 from hermes_tui.exit_codes import OK as EXIT_OK
 from hermes_tui.exit_codes import USAGE as EXIT_USAGE
+from hermes_tui.text_safety import approval_view, dumps_for_terminal, visible
 
 
 class HeadlessPrinter:
@@ -36,7 +41,7 @@ class HeadlessPrinter:
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.TextDelta):
             if self.stream_answer:
-                self.out.write(event.text)
+                self.out.write(visible(event.text))
                 self.out.flush()
                 self.wrote_text = True
         elif isinstance(event, ev.AssistantFinished):
@@ -61,7 +66,7 @@ class HeadlessPrinter:
             self.out.write("\n")
             self.out.flush()
             self.wrote_text = False
-        print(text, file=self.err, flush=True)
+        print(visible(text), file=self.err, flush=True)
 
 
 def _short_args(arguments: str, limit: int = 80) -> str:
@@ -78,8 +83,12 @@ def terminal_approver(stdin: TextIO, err: TextIO) -> Any:
     from hermes_tui.core.tools.base import ApprovalRequest
 
     async def approve(request: ApprovalRequest) -> bool:
-        risk = f" — risky: {', '.join(request.reasons)}" if request.reasons else ""
-        print(f"\nRun `{request.command}` in {request.cwd}?{risk} [y/N] ", end="", file=err, flush=True)
+        risk = visible(f" — risky: {', '.join(request.reasons)}") if request.reasons else ""
+        shown = approval_view(request.command)
+        if shown.has_hidden:
+            print(f"\n⚠ {shown.warning()}", file=err, flush=True)
+        prompt = f"\nRun `{shown.text}` in {visible(request.cwd)}?{risk} [y/N] "
+        print(prompt, end="", file=err, flush=True)
         answer = await asyncio.to_thread(stdin.readline)
         return answer.strip().lower() in ("y", "yes")
 
@@ -111,7 +120,7 @@ async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) 
         if is_command(prompt):
             outcome = await run_command(agent, prompt)
             if outcome.output:
-                print(outcome.output, file=sys.stderr if args.json else sys.stdout)
+                print(visible(outcome.output), file=sys.stderr if args.json else sys.stdout)
             if args.json:
                 print(
                     json.dumps(
@@ -128,15 +137,15 @@ async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) 
             prompt = outcome.send
         result = await _interruptible_turn(agent, prompt)
         if args.json:
-            print(json.dumps(result.as_json(), ensure_ascii=False))
+            print(dumps_for_terminal(result.as_json()))
         elif result.final_response and not printer.stream_answer:
-            print(result.final_response)
+            print(visible(result.final_response))
         if result.interrupted:
             print(f"[interrupted — partial answer saved in session {result.session_id}]", file=sys.stderr)
             return EXIT_INTERRUPTED
         if result.failed:
             if not args.json and result.error not in printer.printed:
-                print(f"hermes-tui: {result.error}", file=sys.stderr)
+                print(f"hermes-tui: {visible(result.error)}", file=sys.stderr)
             return EXIT_FAILED
         return EXIT_OK
     finally:

@@ -24,6 +24,7 @@ from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widget import Widget
 
+from hermes_tui.text_safety import visible, visible_in
 from hermes_tui.widgets.tool_card import ToolCard
 from hermes_tui.widgets.transcript import (
     KIND_ASSISTANT,
@@ -197,7 +198,7 @@ class ConversationView(VerticalScroll):
         self._finish_active_quietly()
         if not self.at_latest:
             self.jump_to_latest()
-        self._append(TranscriptItem(kind=KIND_USER, text=text))
+        self._append(TranscriptItem(kind=KIND_USER, text=visible(text)))
 
     def begin_assistant(self) -> None:
         """Start a new streamed answer (an unfinished previous one is finished first)."""
@@ -211,7 +212,7 @@ class ConversationView(VerticalScroll):
             return
         if self._active is None:
             self.begin_assistant()
-        self._pending_text.append(delta)
+        self._pending_text.append(visible(delta))
         self._schedule_flush()
 
     def append_reasoning(self, delta: str) -> None:
@@ -220,7 +221,7 @@ class ConversationView(VerticalScroll):
             return
         if self._active is None:
             self.begin_assistant()
-        self._pending_reasoning.append(delta)
+        self._pending_reasoning.append(visible(delta))
         self._schedule_flush()
 
     def end_assistant(self, interrupted: bool = False) -> AwaitComplete:
@@ -254,10 +255,11 @@ class ConversationView(VerticalScroll):
 
     def add_tool_call(self, call_id: str, name: str, arguments: str) -> None:
         """Show a tool call as a running card."""
-        self._append(TranscriptItem(kind=KIND_TOOL, call_id=call_id, name=name, arguments=arguments))
+        self._append(TranscriptItem(kind=KIND_TOOL, call_id=call_id, name=visible(name), arguments=visible(arguments)))
 
     def finish_tool_call(self, call_id: str, result: str, is_error: bool, duration_s: float) -> None:
         """Show the result of a tool call on its card (a card is created if the call was never seen)."""
+        result = visible(result)
         item = self._window.tool(call_id)
         if item is None:
             self.add_tool_call(call_id, "tool", "")
@@ -273,7 +275,7 @@ class ConversationView(VerticalScroll):
 
     def add_notice(self, kind: str, text: str) -> None:
         """A marker in the transcript: "compression", "rotation", "warning", "info"…"""
-        self._append(TranscriptItem(kind=KIND_NOTICE, notice_kind=kind, text=text))
+        self._append(TranscriptItem(kind=KIND_NOTICE, notice_kind=kind, text=visible(text)))
 
     # ------------------------------------------------------------------ streaming flushes
 
@@ -321,7 +323,7 @@ class ConversationView(VerticalScroll):
 
     def load_history(self, messages: list[dict[str, Any]]) -> AwaitComplete:
         """Replace the transcript with OpenAI-format messages; only the last page is mounted."""
-        items = history_to_items(messages)
+        items = history_to_items(visible_in(messages))
         return AwaitComplete(self._replace_items(items))
 
     def clear(self) -> AwaitComplete:

@@ -24,6 +24,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER, EDGE_ROOT, LineageNode
+from hermes_tui.text_safety import visible
 from hermes_tui.widgets.formatting import cut, format_age, short_session_id
 
 TITLE_WIDTH = 28
@@ -320,7 +321,7 @@ class LineageTree(Tree[LineageEntry]):
             label.append(f"{glyph}{suffix} ", edge_style)
         title = session.title or session.preview or "(untitled)"
         title_style = self._style("lineage-tree--current") if entry.is_current else edge_style
-        label.append(cut(title, TITLE_WIDTH), title_style)
+        label.append(cut(visible(title), TITLE_WIDTH), title_style)
         if entry.is_tip:
             label.append(" ◆tip", self._style("lineage-tree--tip"))
         age = format_age(self.clock() - session.last_active)

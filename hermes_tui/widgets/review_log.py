@@ -17,6 +17,8 @@ from rich.text import Text
 from textual import events
 from textual.widgets import RichLog
 
+from hermes_tui.text_safety import visible
+
 DEFAULT_MAX_ENTRIES = 500
 KIND_ICONS = {
     "compression": "🗜",
@@ -66,7 +68,7 @@ class ReviewLog(RichLog):
     def add_entry(self, kind: str, text: str) -> None:
         """Append an entry stamped with the clock's time; unknown kinds are shown as info."""
         kind = kind if kind in KIND_ICONS else "info"
-        entry = ReviewLogEntry(self.clock(), kind, text)
+        entry = ReviewLogEntry(self.clock(), kind, visible(text))
         overflowing = len(self._entries) == self._entries.maxlen
         self._entries.append(entry)
         if not self.is_mounted:

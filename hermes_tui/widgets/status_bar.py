@@ -13,6 +13,7 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Label
 
+from hermes_tui.text_safety import visible
 from hermes_tui.widgets.formatting import cut, short_session_id
 
 DEMO_PROVIDER = "demo"
@@ -104,10 +105,10 @@ class StatusBar(Horizontal):
     def _refresh_labels(self) -> None:
         if not self.query("#status-provider"):
             return  # not composed yet: on_mount fills the labels
-        self.query_one("#status-provider", Label).update(self.provider_label or "no provider")
+        self.query_one("#status-provider", Label).update(visible(self.provider_label) or "no provider")
         self.query_one("#status-demo", Label).display = self.is_demo
-        self.query_one("#status-session", Label).update(self.session_label)
+        self.query_one("#status-session", Label).update(visible(self.session_label))
         state = self.query_one("#status-state", Label)
-        state.update(self.state_label)
+        state.update(visible(self.state_label))  # "running <tool name the model chose>"
         for known in KNOWN_STATES:
             state.set_class(self.state_kind == known, f"-{known}")

@@ -2,7 +2,8 @@
 
 Collapsed: "⚙ read_file  README.md  ✓ 0.01s" (a spinner while running, "✗" in the error colour on
 failure). Expanded (Enter / Space / click when focused): the arguments as pretty JSON and the result,
-cut to a sensible height with a note saying how much was left out.
+cut to a sensible height with a note saying how much was left out. What JSON decoding brings back
+(`\\u001b` in a command's output) is made visible again before it is shown.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from hermes_tui.text_safety import visible
 from hermes_tui.widgets.formatting import cut, format_duration
 from hermes_tui.widgets.transcript import (
     TOOL_ERROR,
@@ -47,14 +49,14 @@ def arguments_summary(arguments: str) -> str:
     """The one argument worth showing on the collapsed card (a path, a command, a query…)."""
     parsed = _parse_json(arguments)
     if not isinstance(parsed, dict):
-        return cut(arguments, SUMMARY_WIDTH) if arguments.strip() not in ("", "{}") else ""
+        return cut(visible(arguments), SUMMARY_WIDTH) if arguments.strip() not in ("", "{}") else ""
     for key in SUMMARY_KEYS:
         value = parsed.get(key)
         if isinstance(value, str) and value.strip():
-            return cut(value, SUMMARY_WIDTH)
+            return cut(visible(value), SUMMARY_WIDTH)
     for value in parsed.values():
         if isinstance(value, str) and value.strip():
-            return cut(value, SUMMARY_WIDTH)
+            return cut(visible(value), SUMMARY_WIDTH)
     return ""
 
 
@@ -62,8 +64,8 @@ def pretty_arguments(arguments: str) -> str:
     """Arguments as indented JSON when they parse, else as given."""
     parsed = _parse_json(arguments)
     if parsed is None:
-        return arguments
-    return json.dumps(parsed, indent=2, ensure_ascii=False)
+        return visible(arguments)
+    return visible(json.dumps(parsed, indent=2, ensure_ascii=False))
 
 
 def readable_result(result: str) -> str:
@@ -71,10 +73,10 @@ def readable_result(result: str) -> str:
     parsed = _parse_json(result)
     if isinstance(parsed, dict) and isinstance(parsed.get("output"), str):
         fields = [f"{key}: {value}" for key, value in parsed.items() if key != "output"]
-        return "\n".join([*fields, parsed["output"]])
+        return visible("\n".join([*fields, parsed["output"]]))
     if isinstance(parsed, (dict, list)):
-        return json.dumps(parsed, indent=2, ensure_ascii=False)
-    return result
+        return visible(json.dumps(parsed, indent=2, ensure_ascii=False))
+    return visible(result)
 
 
 def truncate_block(text: str, max_lines: int, max_chars: int) -> tuple[str, str]:
@@ -180,7 +182,7 @@ class ToolCard(Widget, can_focus=True):
         item = self.item
         header = Text(no_wrap=True, overflow="ellipsis")
         header.append("⚙ ", self._style("tool-card--icon"))
-        header.append(item.name or "tool", self._style("tool-card--name"))
+        header.append(visible(item.name) or "tool", self._style("tool-card--name"))
         summary = arguments_summary(item.arguments)
         if summary:
             header.append("  ")

@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from hermes_tui.text_safety import valid_unicode
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -129,7 +131,7 @@ class Provider(ABC):
         async for event in self.stream(request):
             if isinstance(event, StreamText):
                 parts.append(event.text)
-        return "".join(parts)
+        return valid_unicode("".join(parts))
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
         """Release network resources."""

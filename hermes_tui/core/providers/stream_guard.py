@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from hermes_tui.core.providers.failures import ProviderConnectionError, ProviderStreamError, ProviderTimeout
+from hermes_tui.core.providers.utf8_repair import repair_utf8
 
 # The SDKs' own default for a whole read when no timeout is configured: only a backstop here.
 SDK_READ_TIMEOUT = 600.0
@@ -142,6 +143,7 @@ class GuardedStream:
 
     async def items(self, sdk_stream: Any) -> AsyncIterator[Any]:
         """The SDK stream's events, each within the current window; faults come out typed."""
+        repair_utf8(sdk_stream)  # a stray invalid byte becomes U+FFFD, not a failed answer
         while True:
             try:
                 item = await self._within_deadline(sdk_stream.__anext__())

@@ -24,6 +24,7 @@ from hermes_tui.core.turn.calls import FAILED, RESTART, call_with_recovery
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.state import TurnResult, TurnState
 from hermes_tui.core.turn.streaming import StreamAccumulator, strip_think_blocks
+from hermes_tui.text_safety import valid_unicode
 
 MAX_ITERATIONS_PROMPT = (
     "You've reached the maximum number of tool-calling iterations allowed. Please provide a final "
@@ -34,8 +35,8 @@ PREFLIGHT_PASSES = 3
 
 
 def sanitize_surrogates(text: str) -> str:
-    """`text` with lone surrogates replaced, so it can be encoded and stored."""
-    return text.encode("utf-8", "replace").decode("utf-8") if any("\ud800" <= ch <= "\udfff" for ch in text) else text
+    """`text` with lone surrogates replaced (U+FFFD), so it can be encoded and stored."""
+    return valid_unicode(text)
 
 
 class TurnRunner:
@@ -195,12 +196,9 @@ class TurnRunner:
             events.emit(ev.ToolCallStarted(call.id, call.name, call.arguments))
             started = time.monotonic()
             result = await deps.tools.dispatch(call.name, call.arguments, context)
-            events.emit(
-                ev.ToolCallFinished(call.id, call.name, result.content, result.is_error, time.monotonic() - started)
-            )
-            state.messages.append(
-                {"role": "tool", "content": result.content, "tool_call_id": call.id, "tool_name": call.name}
-            )
+            content = valid_unicode(result.content)  # e.g. a file name decoded with surrogateescape
+            events.emit(ev.ToolCallFinished(call.id, call.name, content, result.is_error, time.monotonic() - started))
+            state.messages.append({"role": "tool", "content": content, "tool_call_id": call.id, "tool_name": call.name})
         await deps.session.flush(state.messages)
         deps.meter.publish(state.messages)
         await self._after_tools_check()

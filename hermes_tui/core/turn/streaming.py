@@ -1,8 +1,11 @@
 """One streamed API call: provider events in, core events out, an assistant message at the end.
 
 `StreamAccumulator` collects what a provider streams (so a Ctrl-C mid-stream still leaves the
-partial answer in hand) and turns it into the canonical assistant message. `strip_think_blocks`
-removes inline reasoning tags from visible text (reference §6.2, §7).
+partial answer in hand) and turns it into the canonical assistant message. It is where model
+output becomes valid text: lone surrogates in text and reasoning deltas, tool-call ids, names and
+arguments (raw, or escaped as `\\ud800` in the arguments' JSON) are replaced with U+FFFD, a pair
+split between two deltas is joined, so every answer can be stored, resumed and sent back.
+`strip_think_blocks` removes inline reasoning tags from visible text (reference §6.2, §7).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from hermes_tui.core.providers.base import (
     StreamUsage,
     Usage,
 )
+from hermes_tui.text_safety import SurrogateMender, valid_json_text, valid_unicode
 
 _THINK_TAGS = ("think", "thinking", "reasoning", "REASONING_SCRATCHPAD")
 _THINK_BLOCK = re.compile(r"<(" + "|".join(_THINK_TAGS) + r")>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE)
@@ -47,32 +51,56 @@ class StreamAccumulator:
     tool_calls: list[StreamToolCall] = field(default_factory=list)
     usage: Usage | None = None
     finish_reason: str = ""
+    _text_mender: SurrogateMender = field(default_factory=SurrogateMender, repr=False)
+    _reasoning_mender: SurrogateMender = field(default_factory=SurrogateMender, repr=False)
 
     def feed(self, event: StreamEvent) -> ev.Event | None:
-        """Record one provider event; return the core event to emit, if any."""
+        """Record one provider event; return the core event to emit, if any.
+
+        A text delta that ends in half of a surrogate pair keeps that half back for the next
+        delta; when anything else comes first it becomes U+FFFD (emitted with that event when it
+        is answer text; reasoning's is kept in the message).
+        """
         if isinstance(event, StreamText):
-            if event.text:
-                self.text_parts.append(event.text)
-                return ev.TextDelta(event.text)
-        elif isinstance(event, StreamReasoning):
-            if event.text:
-                self.reasoning_parts.append(event.text)
-                return ev.ReasoningDelta(event.text)
-        elif isinstance(event, StreamToolCall):
-            self.tool_calls.append(event)
+            self._settle_reasoning()
+            text = self._text_mender.feed(event.text)
+            if text:
+                self.text_parts.append(text)
+                return ev.TextDelta(text)
+            return None
+        if isinstance(event, StreamReasoning):
+            reasoning = self._reasoning_mender.feed(event.text)
+            if reasoning:
+                self.reasoning_parts.append(reasoning)
+                return ev.ReasoningDelta(reasoning)
+            return None
+        self._settle_reasoning()
+        if isinstance(event, StreamToolCall):
+            self.tool_calls.append(
+                StreamToolCall(valid_unicode(event.id), valid_unicode(event.name), valid_json_text(event.arguments))
+            )
         elif isinstance(event, StreamUsage):
             self.usage = event.usage
         elif isinstance(event, StreamFinish):
             self.finish_reason = event.reason
+        held = self._text_mender.flush()
+        if held:
+            self.text_parts.append(held)
+            return ev.TextDelta(held)
         return None
+
+    def _settle_reasoning(self) -> None:
+        held = self._reasoning_mender.flush()
+        if held:
+            self.reasoning_parts.append(held)
 
     @property
     def text(self) -> str:
-        return "".join(self.text_parts)
+        return "".join(self.text_parts) + self._text_mender.pending
 
     @property
     def reasoning(self) -> str:
-        return "".join(self.reasoning_parts)
+        return "".join(self.reasoning_parts) + self._reasoning_mender.pending
 
     @property
     def delivered_text(self) -> bool:

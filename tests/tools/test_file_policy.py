@@ -151,7 +151,9 @@ def test_sensitive_files_need_approval_even_inside_the_working_folder(
         assert policy.OUTSIDE not in found
 
 
-@pytest.mark.parametrize("relative", [".env.example", "src/id_utils.py", "docs/profile.md", "gcloud/main.go", "a.key.md"])
+@pytest.mark.parametrize(
+    "relative", [".env.example", "src/id_utils.py", "docs/profile.md", "gcloud/main.go", "a.key.md"]
+)
 def test_look_alikes_are_free(project: Path, relative: str) -> None:
     assert reasons(relative, project, "write") == ()
 

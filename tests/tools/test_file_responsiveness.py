@@ -17,9 +17,11 @@ from hermes_tui.core.tools.file_write import WriteStopped, atomic_write
 from hermes_tui.core.tools.files import ReadFileTool, SearchFilesTool
 from tests.tools.helpers import LoopTicker, make_context, poll_until, threads_running_code_from
 
-# The longest the event loop may go without running a 5 ms ticker while a tool works. The old
-# code searched in the loop itself and froze it for as long as a search took (forever on /proc/kmsg).
-MAX_LOOP_GAP = 0.1
+# The longest the event loop may go without running a 5 ms ticker while a tool works. Typical gaps
+# are 10-30 ms; the margin absorbs a loaded 2-core machine (a busy thread alone shows up to ~60 ms
+# there). The old code searched in the loop itself: the big-tree search below froze it for over
+# half a second, and /proc/kmsg forever.
+MAX_LOOP_GAP = 0.2
 SEARCH_SOURCE = file_search.__file__
 
 
@@ -81,12 +83,12 @@ def test_a_stopped_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path) ->
 
 async def test_the_loop_keeps_ticking_while_a_big_tree_is_searched(tmp_path: Path) -> None:
     root = build_tree(tmp_path / "tree")
-    for index in range(3):  # big logs where every line matches: the most work per file
-        (root / f"big{index}.log").write_text(("hay " * 20 + "\n") * 110_000)
+    for index in range(2):  # big logs of short lines that all match: the most work per byte
+        (root / f"big{index}.log").write_text("hay hay\n" * 1_200_000)
     with LoopTicker() as ticker:
         result = await SearchFilesTool().run({"pattern": "hay hay"}, make_context(root))
     data = json.loads(result.content)
-    assert data["files_searched"] == 4003 and data["total_count"] == 4000 * 40 + 3 * 110_000
+    assert data["files_searched"] == 4002 and data["total_count"] == 4000 * 40 + 2 * 1_200_000
     assert ticker.ticks > 10 and ticker.longest_gap < MAX_LOOP_GAP
 
 

@@ -26,7 +26,7 @@ import stat
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
 Access = Literal["read", "write", "search"]
@@ -190,8 +190,10 @@ def visible_path(text: str) -> str:
 # --------------------------------------------------------------------------- the rules
 
 
-def _within(path: PurePosixPath | Path, folder: PurePosixPath | Path) -> bool:
-    return path == folder or folder in path.parents
+def _within(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
+    """`path` is `folder` or lies below it (both absolute and normalised; plain text, no file system)."""
+    path_text, folder_text = os.fspath(path), os.fspath(folder)
+    return path_text == folder_text or path_text.startswith(folder_text.rstrip("/") + "/")
 
 
 def pseudo_filesystem_reason(path: Path) -> str | None:
@@ -214,9 +216,9 @@ def hermes_homes(home: Path | None, env: Mapping[str, str] | None = None) -> lis
     return [Path(os.path.realpath(os.path.expanduser(text))) for text in raw if text]
 
 
-def _home_folder() -> PurePosixPath | None:
+def _home_folder() -> str | None:
     home = os.path.expanduser("~")
-    return PurePosixPath(home) if home != "~" else None
+    return home if home != "~" else None
 
 
 def _is_env_file(name: str) -> bool:
@@ -236,32 +238,36 @@ def _find_run(parts: Sequence[str], run: Sequence[str]) -> int:
     return -1
 
 
-def _credential_reason(parts: Sequence[str]) -> str | None:
+def _credential_reason(parts: Sequence[str], folders: set[str]) -> str | None:
     name = parts[-1] if parts else ""
     if name in _CREDENTIAL_NAMES:
         return f"{CREDENTIALS} ({name})"
-    for folders, file_name in _CREDENTIAL_FOLDERS:
-        end = _find_run(parts[:-1], folders)
+    for run, file_name in _CREDENTIAL_FOLDERS:
+        if run[0] not in folders:
+            continue
+        end = _find_run(parts[:-1], run)
         if end < 0:
             continue
         inside = tuple(parts[end:])
         if file_name is None or inside == (file_name,):
-            return f"{CREDENTIALS} ({'/'.join(folders)}/{file_name or '...'})"
+            return f"{CREDENTIALS} ({'/'.join(run)}/{file_name or '...'})"
     return None
 
 
 def _key_reason(name: str) -> str | None:
     if _KEY_NAME.match(name) or name.lower().endswith(("_rsa", "_ed25519", "_ecdsa")):
         return f"{PRIVATE_KEY} ({name})"
-    suffix = PurePosixPath(name).suffix.lower()
+    suffix = os.path.splitext(name)[1].lower()
     if suffix in _KEY_SUFFIXES:
         return f"{PRIVATE_KEY} ({suffix} file)"
     return None
 
 
-def _runs_code(parts: Sequence[str]) -> bool:
+def _runs_code(parts: Sequence[str], folders: set[str]) -> bool:
     if parts and parts[-1] == ".envrc":
         return True
+    if ".git" not in folders:
+        return False
     end = _find_run(parts, (".git",))
     if end < 0:
         return False
@@ -269,34 +275,37 @@ def _runs_code(parts: Sequence[str]) -> bool:
     return inside == ("config",) or (len(inside) >= 2 and inside[0] == "hooks")
 
 
-def _shell_config_folder(path: PurePosixPath, home: PurePosixPath | None) -> bool:
+def _shell_config_folder(path: str, home: str | None) -> bool:
     if home is None:
         return False
-    return any(_within(path, home.joinpath(*parts[1:])) for parts in _SHELL_CONFIG_FOLDERS)
+    return any(_within(path, "/".join((home.rstrip("/"), *parts[1:]))) for parts in _SHELL_CONFIG_FOLDERS)
 
 
 def sensitive_reasons(
-    path: Path | PurePosixPath, access: Access, hermes_home_folders: Iterable[Path] = ()
+    path: str | os.PathLike[str], access: Access, hermes_home_folders: Iterable[str | os.PathLike[str]] = ()
 ) -> list[str]:
-    """Why `path` (absolute) always needs approval, wherever it is; [] when nothing applies."""
-    pure = PurePosixPath(path)
-    parts = pure.parts
-    name = pure.name
-    home = _home_folder()
+    """Why `path` (absolute, normalised) always needs approval, wherever it is; [] when nothing applies.
+
+    Plain text work (no file system), cheap enough to run for every file a search walks.
+    """
+    text = os.fspath(path)
+    parts = [part for part in text.split("/") if part]
+    name = parts[-1] if parts else ""
+    folders = set(parts[:-1])
     reasons: list[str] = []
-    if any(_within(pure, PurePosixPath(folder)) for folder in SYSTEM_FOLDERS):
+    if any(_within(text, folder) for folder in SYSTEM_FOLDERS):
         reasons.append(SYSTEM_CONFIG)
-    if any(_within(pure, PurePosixPath(folder)) for folder in hermes_home_folders):
+    if any(_within(text, folder) for folder in hermes_home_folders):
         reasons.append(HERMES_HOME)
-    if name in _SHELL_STARTUP_NAMES or _shell_config_folder(pure, home):
+    if name in _SHELL_STARTUP_NAMES or _shell_config_folder(text, _home_folder()):
         reasons.append(SHELL_STARTUP)
     if _HISTORY.match(name):
         reasons.append(SHELL_HISTORY)
-    if ".ssh" in parts[:-1] or name == ".ssh":
+    if ".ssh" in folders or name == ".ssh":
         reasons.append(SSH)
-    if ".gnupg" in parts[:-1] or name == ".gnupg":
+    if ".gnupg" in folders or name == ".gnupg":
         reasons.append(GNUPG)
-    credential = _credential_reason(parts)
+    credential = _credential_reason(parts, folders)
     if credential:
         reasons.append(credential)
     if _is_env_file(name):
@@ -304,7 +313,7 @@ def sensitive_reasons(
     key = _key_reason(name)
     if key and SSH not in reasons:
         reasons.append(key)
-    if access == "write" and _runs_code(parts):
+    if access == "write" and _runs_code(parts, folders):
         reasons.append(RUNS_CODE)
     return reasons
 

@@ -11,6 +11,7 @@ the walk within one file.
 
 from __future__ import annotations
 
+import codecs
 import fnmatch
 import os
 import re
@@ -41,6 +42,7 @@ SKIPPED_DIRS = frozenset(
 SEARCH_MAX_FILE_BYTES = 10 * 1024 * 1024
 SEARCH_MAX_FILES = 100_000
 SEARCH_MATCH_TEXT_CHARS = 300
+DECODE_PIECE_BYTES = 512 * 1024
 MATCH_BLOCK_CHARS = 256 * 1024  # one regex call covers at most this much text (keeps GIL holds short)
 
 
@@ -126,11 +128,11 @@ def walk_files(root: Path, stop: StopSignal, state: SearchState) -> Iterator[tup
             continue
 
 
-def _within_any(path: Path, folders: Sequence[Path]) -> bool:
-    return any(path == folder or folder in path.parents for folder in folders)
+def _within_any(path: str, folders: Sequence[str | Path]) -> bool:
+    return any(path == str(folder) or path.startswith(str(folder).rstrip("/") + "/") for folder in folders)
 
 
-def _sensitive_unapproved(path: Path, scope: SearchScope) -> bool:
+def _sensitive_unapproved(path: str, scope: SearchScope) -> bool:
     reasons = sensitive_reasons(path, "read", scope.hermes_homes)
     return bool(reasons) and not set(reasons) <= scope.approved
 
@@ -141,13 +143,13 @@ def may_read(full: str, is_link: bool, scope: SearchScope, state: SearchState) -
     A sensitive file is read only when the user approved searching a root that is sensitive for
     the same reasons (searching ~/.ssh after approving exactly that).
     """
-    if _sensitive_unapproved(Path(full), scope):
+    if _sensitive_unapproved(full, scope):
         state.skipped_sensitive += 1
         return False
     if not is_link:
         return True
-    target = Path(os.path.realpath(full))
-    pseudo = _within_any(target, [Path(root) for root in PSEUDO_FILESYSTEMS])
+    target = os.path.realpath(full)
+    pseudo = _within_any(target, PSEUDO_FILESYSTEMS)
     if pseudo or not _within_any(target, [scope.root, *scope.free_roots]):
         state.skipped_links += 1
         return False
@@ -158,7 +160,11 @@ def may_read(full: str, is_link: bool, scope: SearchScope, state: SearchState) -
 
 
 def read_searchable_text(path: str, state: SearchState) -> str | None:
-    """File text for content search, or None for binaries, huge files, non-regular and unreadable ones."""
+    """File text for content search, or None for binaries, huge files, non-regular and unreadable ones.
+
+    Decoded in pieces: one decode of a whole 10 MB file would hold the interpreter lock (and so the
+    event loop) for tens of milliseconds.
+    """
     try:
         fd = safe_open_regular(path)
     except OSError:
@@ -174,7 +180,16 @@ def read_searchable_text(path: str, state: SearchState) -> str | None:
             data += handle.read(SEARCH_MAX_FILE_BYTES)
     except OSError:
         return None
-    return data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    if b"\0" in data:  # a NUL past the first block: still a binary file
+        return None
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    view = memoryview(data)
+    pieces = [
+        decoder.decode(view[start : start + DECODE_PIECE_BYTES]) for start in range(0, len(data), DECODE_PIECE_BYTES)
+    ]
+    pieces.append(decoder.decode(b"", final=True))
+    text = "".join(pieces)
+    return text.replace("\r\n", "\n") if b"\r" in data else text
 
 
 def split_lines(text: str) -> list[str]:

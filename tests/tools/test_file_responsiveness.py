@@ -14,7 +14,7 @@ from hermes_tui.core.tools import file_search
 from hermes_tui.core.tools.base import ToolResult
 from hermes_tui.core.tools.blocking import StopSignal, WorkTimedOut, run_blocking
 from hermes_tui.core.tools.file_write import WriteStopped, atomic_write
-from hermes_tui.core.tools.files import ReadFileTool, SearchFilesTool
+from hermes_tui.core.tools.files import ReadFileTool, SearchFilesTool, WriteFileTool
 from tests.tools.helpers import LoopTicker, make_context, poll_until, threads_running_code_from
 
 # The longest the event loop may go without running a 5 ms ticker while a tool works. Typical gaps
@@ -135,3 +135,21 @@ async def test_reading_proc_kmsg_is_refused_without_touching_it(tmp_path: Path) 
         result: ToolResult = await asyncio.wait_for(ReadFileTool().run({"path": "/proc/kmsg"}, ctx), 5)
     assert result.is_error and "/proc/kmsg is under /proc" in result.content
     assert ticker.longest_gap < MAX_LOOP_GAP
+
+
+async def test_a_read_past_its_time_cap_is_stopped_with_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "slow.txt").write_text("line\n" * 1000)
+    result = await ReadFileTool(time_limit=0).run({"path": "slow.txt"}, make_context(tmp_path))
+    assert result.is_error
+    assert (
+        result.content
+        == f"Error: reading {tmp_path / 'slow.txt'} took longer than 0 s and was stopped (a slow or stuck file system?)"
+    )
+
+
+async def test_a_write_past_its_time_cap_changes_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "keep.txt"
+    target.write_text("old")
+    result = await WriteFileTool(time_limit=0).run({"path": "keep.txt", "content": "new"}, make_context(tmp_path))
+    assert result.is_error and result.content.endswith("was stopped; the file is unchanged")
+    assert target.read_text() == "old" and [path.name for path in tmp_path.iterdir()] == ["keep.txt"]

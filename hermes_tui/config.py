@@ -105,6 +105,7 @@ class ToolsSettings:
     read_max_bytes: int = 256_000
     terminal_timeout: float = 120.0
     auto_approve: bool = False
+    allow_paths: list[str] = field(default_factory=list)  # folders outside cwd the file tools use freely
 
 
 @dataclass
@@ -288,7 +289,8 @@ class _Origins:
 
 
 def _type_name(tp: Any) -> str:
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}.get(tp, str(tp))
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list[str]: "a list of strings"}
+    return names.get(tp, str(tp))
 
 
 def _coerce(value: Any, tp: Any, label: str) -> Any:
@@ -305,6 +307,8 @@ def _coerce(value: Any, tp: Any, label: str) -> Any:
             return float(value)
     elif tp is str and isinstance(value, str):
         return value
+    elif tp == list[str] and isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return list(value)
     raise ConfigError(f"{label} must be {_type_name(tp)}, got {type(value).__name__} {value!r}")
 
 
@@ -369,6 +373,12 @@ def _validate(settings: Settings, origins: _Origins) -> None:
         url = _get(settings, dotted)
         if url and not url.startswith(("http://", "https://")):
             raise ConfigError(f"{origins.label(dotted)} must be an http:// or https:// URL, got {url!r}")
+    for entry in settings.tools.allow_paths:
+        if not entry.startswith(("/", "~")) or "\0" in entry:
+            raise ConfigError(
+                f"{origins.label('tools.allow_paths')} entries must be absolute folder paths (starting with / or ~),"
+                f" got {entry!r}"
+            )
 
 
 def load_config_file(path: Path) -> dict[str, Any]:

@@ -1,14 +1,17 @@
 """Test helpers for the tool tests: a real ToolContext, an approver that records requests,
-polling with a timeout, process liveness, and running code as an unprivileged user."""
+polling with a timeout, process liveness, running code as an unprivileged user, which threads
+are inside a module, and a ticker measuring how long the event loop was held."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from hermes_tui.config import ToolsSettings
@@ -92,3 +95,51 @@ def run_unprivileged(work: Callable[[], Any]) -> Any:
     if "failed" in outcome:
         raise AssertionError(f"unprivileged child failed: {outcome['failed']}")
     return outcome["ok"]
+
+
+def threads_running_code_from(source_file: str) -> int:
+    """How many threads are, right now, executing a function defined in `source_file`."""
+    count = 0
+    for frame in sys._current_frames().values():
+        current: FrameType | None = frame
+        while current is not None:
+            if current.f_code.co_filename == source_file:
+                count += 1
+                break
+            current = current.f_back
+    return count
+
+
+class LoopTicker:
+    """A task that sleeps a few milliseconds in a loop and records the longest gap between its ticks.
+
+    A long gap means something held the event loop (a blocking call in a coroutine).
+    """
+
+    def __init__(self, interval: float = 0.005) -> None:
+        self.interval = interval
+        self.ticks = 0
+        self.longest_gap = 0.0
+        self._last = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def _tick(self) -> None:
+        now = asyncio.get_running_loop().time()
+        self.longest_gap = max(self.longest_gap, now - self._last)
+        self._last = now
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            self._tick()
+            self.ticks += 1
+
+    def __enter__(self) -> LoopTicker:
+        self._last = asyncio.get_running_loop().time()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._tick()  # a loop held until the very end shows as one long gap, not as no gap
+        if self._task is not None:
+            self._task.cancel()

@@ -135,7 +135,7 @@ async def test_path_limits_the_search_to_a_folder_or_one_file(ctx: ToolContext) 
 
 
 async def test_results_outside_the_working_folder_have_absolute_paths(project: Path, tmp_path: Path) -> None:
-    elsewhere = make_context(project / "tests")
+    elsewhere = make_context(project / "tests", allow_paths=[str(project / "src")])
     result = await search_json(elsewhere, "frobnicate", path=str(project / "src"))
     assert {match["path"] for match in result["matches"]} == {
         str(project / "src" / "app.py"),

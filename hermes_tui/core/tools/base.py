@@ -51,6 +51,7 @@ class ToolContext:
     todo: TodoStore
     session_id: str | None = None
     services: dict[str, Any] = field(default_factory=dict)  # e.g. "db" for session_search
+    home: Path | None = None  # hermes's home folder: the file tools always ask before touching it
 
     def resolve_path(self, raw: str) -> Path:
         """A user or model path: `~` expanded, relative paths taken against `cwd`."""

@@ -87,6 +87,15 @@ def visible(text: str) -> str:
     return _UNSAFE.sub(_escape_match, text)
 
 
+def without_controls(text: str) -> tuple[str, int]:
+    """`text` with the characters a terminal would act on removed (tabs become spaces), and how many.
+
+    For text the user types or pastes into the prompt: what they send is what they see."""
+    text = text.replace("\t", " ")
+    cleaned, count = _UNSAFE.subn("", text)
+    return cleaned, count
+
+
 def visible_in(value: Any) -> Any:
     """`value` with `visible` applied to every string inside it (dicts, lists and tuples walked).
 

@@ -196,6 +196,7 @@ class Agent:
             todo=self.session.todo,
             session_id=self.session.id,
             services={"db": self.db, "agent_session_id": self.session.id},
+            home=self.home.root,
         )
 
     def _build_system_prompt(self) -> str:

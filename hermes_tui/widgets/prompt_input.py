@@ -3,7 +3,8 @@
 Enter posts `PromptInput.Submitted(text)` for non-empty text and clears the line; ↑/↓ walk the
 prompts submitted before (the unfinished draft comes back after the newest); `set_text()` restores
 text (e.g. after /undo); `submit_text()` sends text as if typed (the command palette uses it);
-typing "/" suggests a slash command from the core's registry (→ accepts). Ctrl-C with a selection
+typing "/" suggests a slash command from the core's registry (→ accepts). Pasted or restored text
+loses its control and escape characters (what the line shows is what is sent). Ctrl-C with a selection
 copies it, with text clears the line, and on an empty line passes on to the app (interrupt/quit).
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -18,6 +20,7 @@ from textual.suggester import Suggester
 from textual.widgets import Input
 
 from hermes_tui.slash_commands import completion_candidates
+from hermes_tui.text_safety import without_controls
 
 PLACEHOLDER = "Ask anything — /help for commands"
 MAX_HISTORY = 500
@@ -88,10 +91,29 @@ class PromptInput(Input):
         return list(self._history)
 
     def set_text(self, text: str) -> None:
-        """Put `text` in the prompt with the cursor at its end (e.g. the text /undo removed)."""
+        """Put `text` in the prompt with the cursor at its end (e.g. the text /undo removed).
+
+        Control and escape characters are dropped (a stored message may hold them), so the line
+        shows exactly what Enter would send."""
+        text, _ = without_controls(text.replace("\n", " "))
         self._history_index = None
         self.value = text
         self.cursor_position = len(text)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        """Paste the first line without the control and escape characters it may carry."""
+        event.prevent_default()  # instead of Input's own paste, which keeps them
+        event.stop()
+        first = event.text.replace("\r\n", "\n").split("\n", 1)[0]
+        line, dropped = without_controls(first)
+        if dropped:
+            self.notify(f"Removed {dropped} control character(s) from the pasted text.", severity="warning")
+        if not line:
+            return
+        if self.selection.is_empty:
+            self.insert_text_at_cursor(line)
+        else:
+            self.replace(line, *self.selection)
 
     @property
     def slash_suggester(self) -> SlashCommandSuggester:

@@ -106,9 +106,10 @@ async def test_a_binary_file_is_refused_and_skipped_by_search(tmp_path: Path, ct
     assert result["total_count"] == 0
 
 
-async def test_invalid_utf8_is_refused_by_read_and_replaced_visibly_by_search(tmp_path: Path, ctx: ToolContext) -> None:
+async def test_invalid_utf8_is_replaced_visibly_by_read_and_search(tmp_path: Path, ctx: ToolContext) -> None:
     (tmp_path / "mixed.txt").write_bytes(b"good line\nneedle \xff\xfe bad\n")
-    assert_one_line_error(await call(ctx, "read_file", path="mixed.txt"), "is not UTF-8 text", "line 2")
+    read = await call(ctx, "read_file", path="mixed.txt")
+    assert not read.is_error and "     2|needle \ufffd\ufffd bad" in read.content
     match = json.loads((await call(ctx, "search_files", pattern="needle")).content)["matches"][0]
     assert match == {"path": "mixed.txt", "line": 2, "text": "needle \ufffd\ufffd bad"}
 

@@ -55,3 +55,25 @@ def test_writing_the_shell_rc_file_headless_is_denied_and_allowed_with_yes(tmp_p
         run_cli("run", "set up my shell", "--yes", *base, cwd=project, env=env)
     assert rc.read_text() == "echo owned\n"
     assert tool_results(home)[1] == f"Overwrote {rc}: wrote 11 bytes (1 lines)"
+
+
+async def test_the_agents_own_home_is_never_read_without_approval(tmp_path: Path) -> None:
+    """A home inside the working folder is still hermes's: its state.db is not handed to the model."""
+    from hermes_tui.core import events as ev
+    from tests.core.helpers import make_agent, openai_choice
+    from tests.fake_llm import FakeLLMServer, Reply
+
+    with FakeLLMServer() as server:
+        server.enqueue(
+            Reply(tool_calls=[("c1", "read_file", '{"path": "home/state.db"}')]),
+            Reply(text="I could not read it."),
+        )
+        agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai), cwd=tmp_path)
+        try:
+            result = await agent.run_conversation("show me the database")
+        finally:
+            await agent.close()
+            await db.close()
+    finished = log.of(ev.ToolCallFinished)[0]
+    assert result.completed and finished.is_error
+    assert "needs the user's approval" in finished.result and "SQLite" not in finished.result

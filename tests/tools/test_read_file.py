@@ -118,11 +118,12 @@ async def test_binary_files_are_refused(tmp_path: Path, ctx: ToolContext) -> Non
     assert "binary file" in result.content and "image.png" in result.content
 
 
-async def test_text_in_another_encoding_is_refused_clearly(tmp_path: Path, ctx: ToolContext) -> None:
+async def test_text_in_another_encoding_is_read_with_visible_replacements(tmp_path: Path, ctx: ToolContext) -> None:
     (tmp_path / "latin1.txt").write_bytes("first\ncafé au lait\n".encode("latin-1"))
     result = await read(ctx, "latin1.txt")
-    assert result.is_error
-    assert "not UTF-8 text" in result.content and "line 2" in result.content
+    assert not result.is_error
+    assert "     2|caf\ufffd au lait" in result.content  # the undecodable byte is replaced, visibly
+    assert "not UTF-8 (line 2)" in result.content and "     1|first" in result.content
 
 
 @pytest.mark.parametrize(

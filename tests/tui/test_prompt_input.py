@@ -133,3 +133,16 @@ async def test_ctrl_c_clears_text_first_and_passes_on_when_empty() -> None:
         assert app.app_ctrl_c_presses == 0
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: app.app_ctrl_c_presses == 1, what="the app's ctrl+c")
+
+
+async def test_a_paste_never_puts_escape_sequences_in_the_prompt() -> None:
+    from textual import events
+
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.post_message(events.Paste("ls -la\x1b[2K\rrm -rf ~\u202e\nsecond line"))
+        await pilot.pause()
+        assert prompt.value == "ls -la[2Krm -rf ~"  # ESC, CR and the bidi override are gone
+        prompt.set_text("undo \x1b]0;title\x07back\ttab")
+        assert prompt.value == "undo ]0;titleback tab"

@@ -57,7 +57,8 @@ def _iter_raw_lines(handle: IO[bytes], max_bytes: int, stop: StopSignal) -> Iter
 
 def _decode_line(raw: bytes, number: int, cut: bool) -> str:
     """One line as text without its line ending. For a `cut` (overlong) line, a UTF-8 sequence
-    split by the cut is dropped; anywhere else undecodable bytes raise UnicodeDecodeError."""
+    split by the cut is dropped; anywhere else undecodable bytes raise UnicodeDecodeError (the
+    caller then decodes with visible replacement characters)."""
     body = raw[:-1] if raw.endswith(b"\n") else raw
     body = body[:-1] if body.endswith(b"\r") else body
     if number == 1 and body.startswith(b"\xef\xbb\xbf"):
@@ -130,12 +131,18 @@ def read_text_file(path: Path, offset: int, limit: int | None, max_bytes: int, s
             return error_result(f"cannot read {visible_path(str(path))}: {exc.strerror or exc}")
     if isinstance(outcome, ToolResult):
         return outcome
-    shown, line_count, capped, more = outcome
+    shown, line_count, capped, more, replaced = outcome
     if size == 0 and not shown:
         return ToolResult(f"[{visible_path(str(path))} is empty]")
     if not shown:
         return error_result(f"offset {offset} is past the end of {visible_path(str(path))} ({line_count:,} lines)")
     body = "\n".join(f"{line.number:>6}|{line.text}" for line in shown)
+    if replaced:
+        where = ", ".join(str(n) for n in replaced[:5]) + (" …" if len(replaced) > 5 else "")
+        body += (
+            f"\n\n[{len(replaced)} line(s) hold bytes that are not UTF-8 (line {where}); "
+            "they are shown as \ufffd. The file may use another encoding.]"
+        )
     if not more:
         return ToolResult(body)
     first, last = shown[0].number, shown[-1].number
@@ -153,13 +160,15 @@ def read_text_file(path: Path, offset: int, limit: int | None, max_bytes: int, s
 
 def _read_lines(
     handle: IO[bytes], path: Path, offset: int, limit: int | None, max_bytes: int, stop: StopSignal
-) -> ToolResult | tuple[list[_Line], int, bool, bool]:
-    """(lines shown, lines seen, stopped by the size cap, more follow), or an error result."""
+) -> ToolResult | tuple[list[_Line], int, bool, bool, list[int]]:
+    """(lines shown, lines seen, stopped by the size cap, more follow, lines with bytes that are not
+    UTF-8 — shown as U+FFFD), or an error result."""
     size = os.fstat(handle.fileno()).st_size
     if b"\0" in handle.read(BINARY_SNIFF_BYTES):
         return _binary_refusal(path, size)
     handle.seek(0)
     shown: list[_Line] = []
+    replaced: list[int] = []
     used = 0
     line_count = 0
     capped = more = False
@@ -178,10 +187,8 @@ def _read_lines(
         try:
             text = _decode_line(raw, line_count, cut=line_size > len(raw))
         except UnicodeDecodeError:
-            return error_result(
-                f"{visible_path(str(path))} is not UTF-8 text (undecodable bytes on line {line_count}); "
-                "read_file only reads text files"
-            )
+            text = _decode_line(raw.decode("utf-8", "replace").encode("utf-8"), line_count, cut=False)
+            replaced.append(line_count)
         shown.append(_Line(line_count, text))
         used += len(raw)
-    return shown, line_count, capped, more
+    return shown, line_count, capped, more, replaced

@@ -1,7 +1,8 @@
 """Plugin hooks: small Python objects that watch or shape a turn, enabled by name in the config.
 
 Plugins are found through the entry-point group `ENTRY_POINT_GROUP`; `plugins.enabled` in the config
-names the ones to load (each entry point is a class or factory called with no arguments). A plugin
+names the ones to load (each entry point is a class or factory called with no arguments; a name
+"package.module:factory" loads an unpackaged plugin directly). A plugin
 implements any of the hooks; missing ones are skipped:
 
     pre_llm_call(user_message, session_id, messages) -> str | None   context for the API copy of the
@@ -43,6 +44,15 @@ class LoadedPlugin:
 
 
 def load_plugin(name: str) -> Any:
+    """The plugin object for `name`: an entry point of the group, or "package.module:factory"."""
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        try:
+            module = __import__(module_name, fromlist=[attr])
+            factory = getattr(module, attr)
+            return factory() if callable(factory) else factory
+        except Exception as exc:
+            raise PluginLoadError(f"plugin '{name}' failed to load: {type(exc).__name__}: {exc}") from None
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         if entry.name == name:
             try:

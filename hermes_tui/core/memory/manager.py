@@ -10,7 +10,8 @@ current user message; it is never persisted and never enters the system prompt.
 
 External providers are chosen by `memory.provider` in the config and found in the entry-point group
 `hermes_tui.memory_providers` (the shipped `session_recall` provider is also known by name, so it
-works from a source checkout whose entry points were never installed).
+works from a source checkout whose entry points were never installed), or named directly as
+"package.module:factory" for a provider that is not packaged.
 """
 
 from __future__ import annotations
@@ -50,7 +51,13 @@ def _load_factory(spec: str) -> Callable[[ProviderContext], MemoryProvider]:
 
 
 def find_provider_factory(name: str) -> Callable[[ProviderContext], MemoryProvider]:
-    """The factory registered under `name` in the entry-point group (or shipped with hermes-tui)."""
+    """The factory registered under `name` in the entry-point group (or shipped with hermes-tui), or
+    named directly as "package.module:factory"."""
+    if ":" in name:
+        try:
+            return _load_factory(name)
+        except Exception as exc:
+            raise ProviderLoadError(f"memory provider '{name}' failed to load: {type(exc).__name__}: {exc}") from None
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         if entry.name == name:
             try:

@@ -52,7 +52,7 @@ async def test_a_provider_recalls_into_the_api_copy_only_and_syncs_after_the_tur
     tmp_path: Path, server: FakeLLMServer
 ) -> None:
     server.enqueue(Reply(text="Noted."))
-    agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=with_provider(SPY))
+    agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=with_provider(SPY))
     result = await agent.run_conversation("When do we deploy?")
     await agent.memory_hooks.drain()
 
@@ -91,7 +91,7 @@ async def test_a_provider_hears_memory_writes_and_its_tool_runs(tmp_path: Path, 
 
 
 async def test_pre_compress_notes_reach_the_summary_prompt(tmp_path: Path, server: FakeLLMServer) -> None:
-    agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=with_provider(SPY))
+    agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=with_provider(SPY))
     for index in range(6):
         server.enqueue(Reply(text=f"answer {index}"))
         await agent.run_conversation(f"question {index}")
@@ -144,7 +144,7 @@ async def test_an_interrupted_turn_neither_syncs_nor_reviews(tmp_path: Path, ser
 
 
 def test_unknown_and_broken_provider_names_are_one_line_errors() -> None:
-    with pytest.raises(ProviderLoadError, match="unknown memory provider 'nope'.*session_recall"):
+    with pytest.raises(ProviderLoadError, match=r"unknown memory provider 'nope'.*session_recall"):
         find_provider_factory("nope")
     with pytest.raises(ProviderLoadError, match="failed to load"):
         find_provider_factory("tests.learning.extensions:Missing")
@@ -174,7 +174,7 @@ def test_query_terms_keep_the_distinctive_words() -> None:
 
 async def test_session_recall_offers_snippets_from_other_lineages(tmp_path: Path, server: FakeLLMServer) -> None:
     settings = with_provider("session_recall")
-    agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=settings)
+    agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=settings)
     server.enqueue(Reply(text="Use the nginx ingress controller with the staging annotations."))
     await agent.run_conversation("How should the ingress for staging be set up?")
     await agent.set_title("ingress setup")
@@ -221,7 +221,7 @@ async def test_plugin_hooks_shape_the_turn(tmp_path: Path, server: FakeLLMServer
     )
     (tmp_path / "a.txt").write_text("A", encoding="utf-8")
     settings = with_plugins("tests.learning.extensions:ContextPlugin")
-    agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=settings)
+    agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=settings)
     result = await agent.run_conversation("list the files")
 
     assert "Plugin context: the build server is ci-7." in last_user_text(server.requests[0].body)

@@ -55,7 +55,7 @@ async def test_a_due_nudge_runs_the_fork_which_writes_memory_and_reports_it(
     user_md = agent.home.memories / "USER.md"
     assert user_md.read_text("utf-8") == "Prefers answers that start with the result."
     # The fork shared the parent's cached prompt and the very same tool list (prompt-cache parity) ...
-    main, fork_first, fork_second = (r.body for r in server.requests)
+    main, fork_first, _fork_second = (r.body for r in server.requests)
     assert fork_first["tools"] == main["tools"]
     if protocol == "openai":
         assert fork_first["messages"][0] == main["messages"][0]
@@ -171,7 +171,7 @@ async def test_the_skill_nudge_counts_tool_iterations_and_runs_the_skill_review(
     assert (agent.home.skills / "read-twice" / "SKILL.md").read_text("utf-8") == skill
     usage = json.loads((agent.home.skills / ".usage.json").read_text("utf-8"))
     assert usage["read-twice"]["created_by"] == "agent"
-    line = [e for e in log.of(ev.ReviewEntry) if e.text.startswith("💾")][0]
+    line = next(e for e in log.of(ev.ReviewEntry) if e.text.startswith("💾"))
     assert line.kind == "skill" and "+# Read twice" in line.detail
     await agent.close()
     await db.close()

@@ -253,6 +253,9 @@ class MemoryStore:
         hits = [i for i, entry in enumerate(entries) if old_text in entry]
         if not hits:
             return None, self._error(f"No entry matched '{old_text}'.", entries=entries)
+        exact = [i for i in hits if entries[i] == old_text]
+        if exact:  # the whole entry given (the Memory screen does this): no ambiguity
+            return exact[0], None
         if len({entries[i] for i in hits}) > 1:
             return None, self._error(
                 f"Multiple entries matched '{old_text}'. Be more specific.",

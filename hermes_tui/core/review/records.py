@@ -14,13 +14,12 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hermes_tui.store.models import LineageNode
+from hermes_tui.store.models import EDGE_REVIEW, LineageNode
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
 
 KEY_PREFIX = "review:"
-EDGE_REVIEW = "review"
 HISTORY_LIMIT = 200
 
 
@@ -78,7 +77,7 @@ def review_nodes(records: list[ReviewRecord], session_ids: set[str]) -> list[Lin
     for record in records:
         if record.session_id not in session_ids:
             continue
-        label = record.summary or ("review failed" if record.error else "review: nothing to save")
+        label = " · ".join(record.actions) or ("review failed" if record.error else "review: nothing to save")
         nodes.append(
             LineageNode(
                 id=record.key,

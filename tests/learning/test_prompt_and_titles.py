@@ -1,4 +1,4 @@
-"""The full system prompt (tiers, context files, Hermes's blocks byte for byte, stable across resume) and auto-titles."""
+"""The full system prompt (tiers, context files, Hermes blocks byte for byte, stable on resume) and auto-titles."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ sees the same listing. A skill whose `platforms` list excludes this OS is left o
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,33 +49,36 @@ class SkillProblem:
     error: str
 
 
-def _is_hidden(path: Path) -> bool:
-    return path.name.startswith(".")
+def _subfolders(path: str) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(path) as entries:
+            found = [e for e in entries if not e.name.startswith(".") and e.is_dir()]
+    except OSError:
+        return []
+    found.sort(key=lambda e: e.name)
+    return found
 
 
 def skill_folders(root: Path) -> list[tuple[Path, str | None]]:
     """Every folder holding a SKILL.md, with its category (None for a top-level skill)."""
     found: list[tuple[Path, str | None]] = []
-    try:
-        top = sorted(p for p in root.iterdir() if p.is_dir() and not _is_hidden(p))
-    except OSError:
-        return []
-    for folder in top:
-        if (folder / "SKILL.md").is_file():
-            found.append((folder, None))
+    for folder in _subfolders(str(root)):
+        if os.path.isfile(os.path.join(folder.path, "SKILL.md")):
+            found.append((Path(folder.path), None))
             continue
-        try:
-            children = sorted(p for p in folder.iterdir() if p.is_dir() and not _is_hidden(p))
-        except OSError:
-            continue
-        found.extend((child, folder.name) for child in children if (child / "SKILL.md").is_file())
+        found.extend(
+            (Path(child.path), folder.name)
+            for child in _subfolders(folder.path)
+            if os.path.isfile(os.path.join(child.path, "SKILL.md"))
+        )
     return found
 
 
 def read_skill(folder: Path, category: str | None) -> Skill:
     """The skill in `folder`; SkillFormatError (or OSError) when its SKILL.md cannot be used."""
     try:
-        text = (folder / "SKILL.md").read_bytes().decode("utf-8")
+        with open(os.path.join(folder, "SKILL.md"), "rb") as handle:
+            text = handle.read().decode("utf-8")
     except UnicodeDecodeError:
         raise SkillFormatError("SKILL.md is not UTF-8 text") from None
     meta, _body = parse_skill(text)
@@ -82,7 +86,7 @@ def read_skill(folder: Path, category: str | None) -> Skill:
     names = tuple(str(p).lower() for p in platforms) if isinstance(platforms, list) else ()
     return Skill(
         name=meta["name"].strip(),
-        dir_name=folder.name,
+        dir_name=os.path.basename(folder),
         category=category,
         description=str(meta["description"]).strip(),
         path=folder,

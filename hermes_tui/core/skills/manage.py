@@ -27,7 +27,7 @@ from hermes_tui.core.skills.catalog import (
     find_skill_folder,
     scan_skills,
 )
-from hermes_tui.core.skills.frontmatter import SkillFormatError, check_skill_content, parse_skill
+from hermes_tui.core.skills.frontmatter import SkillFormatError, check_skill_content
 from hermes_tui.core.skills.usage import SkillUsage
 from hermes_tui.store.file_modes import make_private_dir
 
@@ -276,12 +276,3 @@ class SkillManager:
             parent = parent.parent
         self.usage.note_patched(name)
         return {"success": True, "message": f"File '{file_path}' removed from skill '{name}'."}
-
-
-def skill_summary(skill: Skill) -> dict[str, Any]:
-    """One skill as the Memory & Skills screen lists it."""
-    try:
-        meta, _body = parse_skill(skill.skill_md.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SkillFormatError):
-        meta = {}
-    return {"name": skill.name, "category": skill.category, "description": skill.description, "meta": meta}

@@ -31,6 +31,7 @@ from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
+from hermes_tui.widgets.review_log import ReviewLog
 
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
@@ -142,6 +143,7 @@ class HermesApp(App[int]):
                 self.notify(str(exc), severity="error")
         self.main.status_bar.set_session(agent.session_id, agent.session.title)
         self.main.gauge.budget = agent.budget()
+        await self._load_review_history()
         await self.refresh_lineage()
         self.ready.set()
         await self._warm_up_sdk()
@@ -234,7 +236,42 @@ class HermesApp(App[int]):
 
     @handles(ev.ReviewEntry)
     async def _show_review_entry(self, event: ev.ReviewEntry) -> None:
-        self.main.review_log.add_entry(event.kind, event.text)
+        self.main.review_log.add_entry(event.kind, event.text, detail=event.detail, key=event.run_key)
+        if event.run_key:  # a self-review run ended: its leaf joins the Sessions tree
+            await self.refresh_lineage()
+
+    async def _load_review_history(self) -> None:
+        """Earlier self-review runs, so the Review log survives a restart."""
+        from datetime import datetime
+
+        assert self.agent is not None
+        for record in await self.agent.review_history():
+            if not record.summary:
+                continue
+            kind = "memory" if any("Memory" in a or "profile" in a for a in record.actions) else "skill"
+            when = datetime.fromtimestamp(record.finished_at or record.started_at)
+            self.main.review_log.add_entry(kind, record.summary, detail=record.diff, key=record.key, time=when)
+
+    async def on_review_log_detail_requested(self, message: ReviewLog.DetailRequested) -> None:
+        from hermes_tui.screens.review_diff import ReviewDiffScreen
+
+        self.push_screen(ReviewDiffScreen(message.entry.text, message.entry.detail))
+
+    async def _open_review_run(self, key: str) -> None:
+        from hermes_tui.screens.review_diff import ReviewDiffScreen
+
+        assert self.agent is not None
+        record = next((r for r in await self.agent.review_history() if r.key == key), None)
+        if record is not None:
+            summary = record.summary or ("Review failed: " + record.error if record.error else "Nothing to save.")
+            self.push_screen(ReviewDiffScreen(summary, record.diff))
+
+    def action_open_learning(self) -> None:
+        """F2, /memory, /skills: the Memory & Skills screen."""
+        from hermes_tui.screens.learning import LearningScreen
+
+        if self.agent is not None:
+            self.push_screen(LearningScreen(self.agent.memory, self.agent.skills))
 
     @handles(ev.Warning)
     async def _show_warning(self, event: ev.Warning) -> None:
@@ -304,6 +341,8 @@ class HermesApp(App[int]):
             return
         if result.show_help:
             self.push_screen(HelpScreen())
+        elif result.screen == "learning":
+            self.action_open_learning()
         elif result.output:
             convo.add_notice("warning" if result.error else "info", result.output)
         if result.prefill is not None:
@@ -314,6 +353,9 @@ class HermesApp(App[int]):
 
     async def on_lineage_tree_session_chosen(self, message: LineageTree.SessionChosen) -> None:
         if self.agent is None or message.session_id == self.agent.session_id:
+            return
+        if message.session_id.startswith("review:"):  # a self-review leaf: show what it changed
+            await self._open_review_run(message.session_id)
             return
         if self.turn_running or self.command_running:
             self.notify("Busy — press Ctrl-C to interrupt first, then choose the session again.", severity="warning")

@@ -80,15 +80,23 @@ class MemorySettings:
     memory_char_limit: int = 2200
     user_char_limit: int = 1375
     nudge_interval: int = 10
+    provider: str = ""  # one external memory provider by name ("session_recall" ships with hermes-tui)
 
 
 @dataclass
 class SkillsSettings:
     creation_nudge_interval: int = 10
+    guard_agent_created: bool = False  # screen SKILL.md the agent writes for injection patterns
+
+
+@dataclass
+class PluginsSettings:
+    enabled: list[str] = field(default_factory=list)  # plugin names (entry-point group hermes_tui.plugins)
 
 
 @dataclass
 class SessionsSettings:
+    auto_title: bool = True  # name an untitled session after its first exchange (the auxiliary model)
     auto_prune: bool = False
     retention_days: int = 90
     vacuum_after_prune: bool = True
@@ -138,6 +146,7 @@ class Settings:
     agent: AgentSettings = field(default_factory=AgentSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
     skills: SkillsSettings = field(default_factory=SkillsSettings)
+    plugins: PluginsSettings = field(default_factory=PluginsSettings)
     sessions: SessionsSettings = field(default_factory=SessionsSettings)
     prompt_caching: PromptCachingSettings = field(default_factory=PromptCachingSettings)
     tools: ToolsSettings = field(default_factory=ToolsSettings)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import signal
 import sys
@@ -101,6 +102,9 @@ async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) 
     from hermes_tui.core.session.live import SessionError
 
     printer = HeadlessPrinter(sys.stdout, sys.stderr, stream_answer=not args.json)
+    # A one-shot run names no session (each title would cost a model call per invocation); a due
+    # self-review still runs and is waited for before the agent closes.
+    settings = dataclasses.replace(settings, sessions=dataclasses.replace(settings.sessions, auto_title=False))
     approver = None
     if not settings.tools.auto_approve and sys.stdin.isatty():
         approver = terminal_approver(sys.stdin, sys.stderr)
@@ -149,6 +153,7 @@ async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) 
             return EXIT_FAILED
         return EXIT_OK
     finally:
+        await agent.wait_for_background_work()
         await agent.close("cli_close")
         await db.close()
 

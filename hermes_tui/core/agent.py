@@ -19,15 +19,24 @@ from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import ContextCompressor
 from hermes_tui.core.context.windows import MINIMUM_CONTEXT_LENGTH, context_window
 from hermes_tui.core.emitter import Emitter
-from hermes_tui.core.memory import MemoryHooks, MemoryStore
+from hermes_tui.core.learning import TitleSetter, TurnLearning, provider_tool_handler
+from hermes_tui.core.memory.manager import MemoryManager, ProviderLoadError, load_external_provider
+from hermes_tui.core.memory.provider import MemoryProvider, ProviderContext
+from hermes_tui.core.memory.store import MemoryStore
 from hermes_tui.core.messages import Message
+from hermes_tui.core.plugins import PluginManager
 from hermes_tui.core.prompt import PromptInputs, build_system_prompt
+from hermes_tui.core.prompt_context import cap
 from hermes_tui.core.providers.base import Provider
+from hermes_tui.core.review.records import ReviewRecord, load_records, review_nodes
+from hermes_tui.core.review.reviewer import BackgroundReviewer
 from hermes_tui.core.session.compression import CompressionOrchestrator
 from hermes_tui.core.session.live import LiveSession
 from hermes_tui.core.session.meter import ContextMeter, SessionTotals
 from hermes_tui.core.session.moves import SessionMoves
-from hermes_tui.core.tools.base import Approver, ToolContext
+from hermes_tui.core.skills.catalog import available_skills_block
+from hermes_tui.core.skills.manage import SkillManager
+from hermes_tui.core.tools.base import Approver, FunctionTool, ToolContext
 from hermes_tui.core.tools.defaults import default_registry
 from hermes_tui.core.tools.registry import ToolRegistry
 from hermes_tui.core.turn.deps import TurnDeps
@@ -72,7 +81,6 @@ class Agent:
         self.approver = approver
         self.cwd = (cwd or Path.cwd()).resolve()
         self.registry = registry or default_registry()
-        self.tool_schemas = self.registry.schemas()
         self.backoff_base = backoff_base
         self.events = Emitter(sink)
 
@@ -100,7 +108,15 @@ class Agent:
             memory_char_limit=settings.memory.memory_char_limit,
             user_char_limit=settings.memory.user_char_limit,
         )
-        self.memory_hooks = MemoryHooks()
+        self.skills = SkillManager(home.skills, guard_agent_created=settings.skills.guard_agent_created)
+        self.memory_hooks = MemoryManager(self.memory, self.events, self._external_memory_provider())
+        for owner, schema in self.memory_hooks.tool_schemas():
+            name = schema.get("function", schema).get("name", "")
+            self.registry.register(
+                FunctionTool.from_schema(schema, provider_tool_handler(self.memory_hooks, owner, name))
+            )
+        self.tool_schemas = self.registry.schemas()  # one list, shared byte for byte with the review fork
+        self.plugins = PluginManager.from_names(settings.plugins.enabled, self.events)
         self.session = LiveSession(
             db=db,
             emitter=self.events,
@@ -136,6 +152,36 @@ class Agent:
             emitter=self.events,
             busy=self._turn_lock.locked,
         )
+        self.reviewer = BackgroundReviewer(
+            provider=lambda: self.provider,
+            registry=self.registry,
+            tool_schemas=self.tool_schemas,
+            settings=settings,
+            context_length=lambda: self.meter.context_length,
+            emitter=self.events,
+            home=home.root,
+            cwd=self.cwd,
+            services=self._tool_services,
+            db=db,
+            backoff_base=backoff_base,
+        )
+        self.learning = TurnLearning(
+            memory=self.memory_hooks,
+            plugins=self.plugins,
+            reviewer=self.reviewer,
+            titles=None
+            if not settings.sessions.auto_title
+            else TitleSetter(
+                complete=self._complete_with_aux,
+                is_demo=lambda: (self.aux_provider or self.provider).is_demo,
+                current=lambda: (self.session.id, self.session.title),
+                unique=self._unique_title,
+                apply=self.session.set_title,
+                emitter=self.events,
+            ),
+            system_prompt=lambda: self.session.system_prompt,
+            current_title=lambda: self.session.title,
+        )
 
     # ------------------------------------------------------------------ what the front-ends read
 
@@ -159,12 +205,22 @@ class Agent:
         return self.meter.budget()
 
     async def lineage(self) -> list[LineageNode]:
-        """Every session's lineage node, plus the live one when its row does not exist yet."""
+        """Every session's lineage node (the live one even before its row exists), review runs as leaves."""
         nodes = list(await self.db.lineage_tree()) if self.db is not None else []
         unsaved = self.session.unsaved_node()
         if unsaved is not None:
             nodes.append(unsaved)
+        nodes.extend(review_nodes(await self.review_history(), {node.id for node in nodes}))
         return nodes
+
+    async def review_history(self) -> list[ReviewRecord]:
+        """The recorded self-review runs, oldest first ([] without a state.db)."""
+        if self.db is None:
+            return []
+        try:
+            return await load_records(self.db)
+        except Exception:
+            return []
 
     # ------------------------------------------------------------------ turns
 
@@ -186,7 +242,11 @@ class Agent:
             hooks=self.memory_hooks,
             settings=self.settings,
             backoff_base=self.backoff_base,
+            extras=self.learning,
         )
+
+    def _tool_services(self) -> dict[str, object]:
+        return {"db": self.db, "agent_session_id": self.session.id, "memory": self.memory, "skills": self.skills}
 
     def _tool_context(self) -> ToolContext:
         return ToolContext(
@@ -195,9 +255,34 @@ class Agent:
             approve=self.approver,
             todo=self.session.todo,
             session_id=self.session.id,
-            services={"db": self.db, "agent_session_id": self.session.id},
+            services=self._tool_services(),
             home=self.home.root,
         )
+
+    def _external_memory_provider(self) -> MemoryProvider | None:
+        name = self.settings.memory.provider.strip()
+        if not name:
+            return None
+        context = ProviderContext(home=self.home.root, settings=self.settings, db=self.db, cwd=self.cwd)
+        try:
+            return load_external_provider(name, context)
+        except ProviderLoadError as exc:
+            self.events.warn(f"{exc} — continuing with the built-in memory only")
+            return None
+
+    def _skills_listing(self) -> str:
+        skills, problems = self.skills.scan()
+        for problem in problems:
+            self.events.review(
+                "warning", f"Skipped skill {problem.path}: {problem.error}", once_key=f"skill:{problem.path}"
+            )
+        return available_skills_block(self.skills.root, skills)
+
+    def _soul(self) -> str:
+        try:
+            return cap((self.home.root / "SOUL.md").read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            return ""
 
     def _build_system_prompt(self) -> str:
         return build_system_prompt(
@@ -208,8 +293,18 @@ class Agent:
                 tool_names=tuple(self.registry.names()),
                 memory_block=self.memory.snapshot_block(),
                 session_started=self.session.started_at,
+                soul=self._soul(),
+                skills_listing=self._skills_listing() if "skill_view" in self.registry else "",
+                provider_block=self.memory_hooks.system_prompt_block(),
             )
         )
+
+    async def _complete_with_aux(self, prompt: str, max_tokens: int) -> str:
+        provider = self.aux_provider or self.provider
+        return await provider.complete(prompt, max_tokens=max_tokens)
+
+    async def _unique_title(self, title: str) -> str:
+        return await self.db.get_next_title_in_lineage(title) if self.db is not None else title
 
     async def _summarize(self, provider: Provider, prompt: str, max_tokens: int) -> str:
         timeout = self.settings.auxiliary.compression.timeout or None
@@ -244,8 +339,16 @@ class Agent:
 
     # ------------------------------------------------------------------ lifecycle
 
+    async def wait_for_background_work(self, timeout: float = 60.0) -> None:
+        """Let a running self-review finish (a one-shot CLI run waits for it before closing)."""
+        await self.reviewer.wait(timeout)
+
     async def close(self, end_reason: str = "cli_close") -> None:
-        """End the live session (only if its row exists) and release provider resources."""
+        """Stop background work, end the live session (only if its row exists), release resources."""
+        await self.learning.close()
+        if self.session.row_created:
+            self.memory_hooks.on_session_end(self.session.messages)
+        await self.memory_hooks.shutdown()
         await self.session.end(end_reason)
         for provider in {id(p): p for p in (self.provider, self.aux_provider) if p}.values():
             try:

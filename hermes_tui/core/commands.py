@@ -28,6 +28,7 @@ class CommandResult:
     quit: bool = False
     show_help: bool = False
     error: bool = False
+    screen: str = ""  # a screen for the TUI to open ("learning": Memory & Skills)
 
 
 Handler = Callable[["Agent", str], Awaitable[CommandResult]]
@@ -111,6 +112,14 @@ async def _usage(agent: Agent, args: str) -> CommandResult:
     return CommandResult("\n".join(lines))
 
 
+async def _memory(agent: Agent, args: str) -> CommandResult:
+    return CommandResult(memory_text(agent), screen="learning")
+
+
+async def _skills(agent: Agent, args: str) -> CommandResult:
+    return CommandResult(skills_text(agent), screen="learning")
+
+
 async def _help(agent: Agent, args: str) -> CommandResult:
     return CommandResult(help_text(), show_help=True)
 
@@ -130,6 +139,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("retry", "/retry", "re-send the last message", _retry),
     Command("compress", "/compress [focus | here [N]]", "summarise earlier turns now", _compress),
     Command("usage", "/usage", "token usage and context size", _usage),
+    Command("memory", "/memory", "what the agent remembers (MEMORY.md, USER.md)", _memory),
+    Command("skills", "/skills", "the skills the agent has saved", _skills),
     Command("help", "/help", "commands and keys", _help),
     Command("quit", "/quit", "leave hermes-tui", _quit, ("exit",)),
 )
@@ -173,6 +184,30 @@ async def list_sessions_text(agent: Agent, limit: int = 10) -> str:
         marker = "●" if row["id"] == agent.session_id else " "
         label = row.get("title") or row.get("preview") or "(empty)"
         lines.append(f"{marker}{index:>3}. {row['id']}  {label[:60]}  ({row.get('message_count', 0)} msgs)")
+    return "\n".join(lines)
+
+
+def memory_text(agent: Agent) -> str:
+    """Both memory files, entry by entry, with their usage (what /memory prints headless)."""
+    lines: list[str] = []
+    for target, label in (("memory", "Agent notes (MEMORY.md)"), ("user", "User profile (USER.md)")):
+        file = agent.memory.file(target)
+        entries = file.entries()
+        lines.append(f"{label} — {file.usage(entries)}")
+        lines.extend(f"  • {entry.replace(chr(10), chr(10) + '    ')}" for entry in entries)
+        if not entries:
+            lines.append("  (empty)")
+    return "\n".join(lines)
+
+
+def skills_text(agent: Agent) -> str:
+    """Every skill with its description (what /skills prints headless)."""
+    skills, problems = agent.skills.scan()
+    if not skills and not problems:
+        return "No skills saved yet."
+    lines = [f"Skills ({len(skills)}):"]
+    lines.extend(f"  {s.category + '/' if s.category else ''}{s.name} — {s.description}" for s in skills)
+    lines.extend(f"  skipped {p.path}: {p.error}" for p in problems)
     return "\n".join(lines)
 
 

@@ -24,8 +24,12 @@ class Emitter:
         except Exception:  # a broken UI sink must never break the agent
             pass
 
-    def review(self, kind: str, text: str) -> None:
-        """A line in the Review log."""
+    def review(self, kind: str, text: str, *, once_key: str | None = None) -> None:
+        """A line in the Review log; with `once_key`, only the first time."""
+        if once_key is not None:
+            if once_key in self._shown_once:
+                return
+            self._shown_once.add(once_key)
         self.emit(ev.ReviewEntry(kind, text))
 
     def status(self, text: str) -> None:

@@ -136,6 +136,8 @@ class ReviewEntry(Event):
 
     kind: str  # "compression" | "rotation" | "memory" | "skill" | "warning" | "info"
     text: str
+    detail: str = ""  # e.g. the diff of the files a self-review changed (opened from the log line)
+    run_key: str = ""  # the state_meta key of the self-review run this line reports
 
 
 @dataclass(frozen=True)

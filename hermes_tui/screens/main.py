@@ -45,6 +45,7 @@ class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+b", "toggle_side_panel", "Side panel", id="toggle-side-panel"),
         Binding("f1", "show_help", "Help", id="help"),
+        Binding("f2", "app.open_learning", "Memory & skills", show=False, id="learning"),
         Binding("escape", "focus_prompt", "Back to the prompt", show=False, id="focus-prompt"),
         Binding("tab", "app.focus_next", "Next pane", show=False),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),

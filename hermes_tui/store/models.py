@@ -12,6 +12,8 @@ EDGE_ROOT = "root"
 EDGE_COMPRESSION = "compression"
 EDGE_BRANCH = "branch"
 EDGE_OTHER = "other"
+# Not a session: a background self-review run, shown as a leaf under the session it reviewed.
+EDGE_REVIEW = "review"
 
 # The one list of the session fields every summary of a session carries (the `sessions --json`
 # listing, each session of an export), in output order. The listing adds LISTING_EXTRA_FIELDS

@@ -13,7 +13,7 @@ import sqlite3
 import time
 from typing import Any
 
-from hermes_tui.store.base import StoreBase, row_dict
+from hermes_tui.store.base import StoreBase, escape_like, row_dict
 from hermes_tui.store.connection import fetch_in
 from hermes_tui.store.titles import sanitize_title, title_conflict_message
 
@@ -230,6 +230,14 @@ class SessionsMixin(StoreBase):
             )
 
         await self._conns.write(work)
+
+    async def meta_with_prefix(self, prefix: str, limit: int = 1000) -> list[tuple[str, str]]:
+        """(key, value) of the `state_meta` rows whose key starts with `prefix`, newest key last."""
+        rows = await self._conns.fetchall(
+            "SELECT key, value FROM state_meta WHERE key LIKE ? ESCAPE '\\' ORDER BY key DESC LIMIT ?",
+            (escape_like(prefix) + "%", int(limit)),
+        )
+        return [(str(row[0]), str(row[1])) for row in reversed(rows)]
 
     async def delete_meta(self, key: str) -> None:
         def work(conn: sqlite3.Connection) -> None:

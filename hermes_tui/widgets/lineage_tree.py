@@ -4,8 +4,10 @@ Edges are typed and drawn differently: a compression continuation "⇣ #N" (N = 
 compression chain, the root being #1), a branch "⑂", anything else (subagent, review fork) "↳".
 Each label shows the title (or a preview), the short id, the message count and the relative age;
 the current session is marked "●" and highlighted, its ancestors expanded; the newest session of a
-compression chain is marked as the lineage tip. Built lazily: only roots (capped, with a "… N more"
-row) and the current path are created up front; other children are added when a node is expanded.
+compression chain is marked as the lineage tip. Self-review runs are leaves "💾" under their
+session (choosing one posts `SessionChosen` with the run's key; the app opens the run's diff).
+Built lazily: only roots (capped, with a "… N more" row) and the current path are created up
+front; other children are added when a node is expanded.
 Enter on a session posts `SessionChosen` (the app resumes it); Space expands or collapses a node.
 """
 
@@ -23,7 +25,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER, EDGE_ROOT, LineageNode
+from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER, EDGE_REVIEW, EDGE_ROOT, LineageNode
 from hermes_tui.text_safety import visible
 from hermes_tui.widgets.formatting import cut, format_age, short_session_id
 
@@ -32,12 +34,13 @@ DEFAULT_ROOT_LIMIT = 100
 AGE_REFRESH_SECONDS = 30.0
 
 TOGGLE_STYLE = Style.from_meta({"toggle": True})  # a click on the arrow toggles, as in Tree
-EDGE_GLYPHS = {EDGE_COMPRESSION: "⇣", EDGE_BRANCH: "⑂", EDGE_OTHER: "↳"}
+EDGE_GLYPHS = {EDGE_COMPRESSION: "⇣", EDGE_BRANCH: "⑂", EDGE_OTHER: "↳", EDGE_REVIEW: "💾"}
 EDGE_COMPONENTS = {
     EDGE_ROOT: "lineage-tree--root",
     EDGE_COMPRESSION: "lineage-tree--compression",
     EDGE_BRANCH: "lineage-tree--branch",
     EDGE_OTHER: "lineage-tree--other",
+    EDGE_REVIEW: "lineage-tree--other",
 }
 
 
@@ -325,6 +328,11 @@ class LineageTree(Tree[LineageEntry]):
         if entry.is_tip:
             label.append(" ◆tip", self._style("lineage-tree--tip"))
         age = format_age(self.clock() - session.last_active)
+        if session.edge == EDGE_REVIEW:
+            calls = "tool call" if session.message_count == 1 else "tool calls"
+            label.append(f"  {session.message_count} {calls} · {age}", self._style("lineage-tree--meta"))
+            label.stylize(style)
+            return label
         noun = "msg" if session.message_count == 1 else "msgs"
         label.append(
             f"  {short_session_id(session.id)} · {session.message_count} {noun} · {age}",

@@ -2,7 +2,9 @@
 
 Entries are timestamped (from an injectable clock, so tests and snapshots are deterministic) and
 carry a kind icon and colour: compression, rotation, memory, skill, warning, info. The log keeps at
-most `max_entries` entries; older ones fall off the top.
+most `max_entries` entries; older ones fall off the top. An entry may carry a detail (a
+self-review's diff of the files it changed): its line ends with "⧉ changes", a click on the line —
+or Enter for the newest such entry — posts `DetailRequested`, and the app opens the detail.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import RichLog
 
 from hermes_tui.text_safety import visible
@@ -29,6 +34,7 @@ KIND_ICONS = {
     "info": "ℹ",
 }
 KNOWN_KINDS = tuple(KIND_ICONS)
+DETAIL_MARK = "  ⧉ changes"
 
 
 @dataclass(frozen=True)
@@ -36,10 +42,23 @@ class ReviewLogEntry:
     time: datetime
     kind: str
     text: str
+    detail: str = ""
+    key: str = ""  # e.g. the self-review run's state_meta key
 
 
 class ReviewLog(RichLog):
     """Timestamped review entries (compression, rotation, memory, skill, warning, info)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_latest_detail", "Show the latest review's changes", show=False),
+    ]
+
+    class DetailRequested(Message):
+        """The user asked to see an entry's detail (a self-review's diff)."""
+
+        def __init__(self, entry: ReviewLogEntry) -> None:
+            super().__init__()
+            self.entry = entry
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "review-log--time",
@@ -65,10 +84,10 @@ class ReviewLog(RichLog):
         """The entries kept, oldest first."""
         return list(self._entries)
 
-    def add_entry(self, kind: str, text: str) -> None:
-        """Append an entry stamped with the clock's time; unknown kinds are shown as info."""
+    def add_entry(self, kind: str, text: str, *, detail: str = "", key: str = "", time: datetime | None = None) -> None:
+        """Append an entry stamped with the clock's time (or `time`); unknown kinds are shown as info."""
         kind = kind if kind in KIND_ICONS else "info"
-        entry = ReviewLogEntry(self.clock(), kind, visible(text))
+        entry = ReviewLogEntry(time or self.clock(), kind, visible(text), visible(detail) if detail else detail, key)
         overflowing = len(self._entries) == self._entries.maxlen
         self._entries.append(entry)
         if not self.is_mounted:
@@ -89,7 +108,24 @@ class ReviewLog(RichLog):
         kind_style = self.get_component_rich_style(f"review-log--{entry.kind}", partial=True)
         line.append(KIND_ICONS[entry.kind] + " ", kind_style)
         line.append(entry.text, kind_style if entry.kind == "warning" else "")
+        if entry.detail:
+            line.append(DETAIL_MARK, self.get_component_rich_style("review-log--time"))
+            line.stylize(Style(meta={"review_entry": id(entry)}))
         return line
+
+    def _entry_by_id(self, ident: object) -> ReviewLogEntry | None:
+        return next((entry for entry in self._entries if id(entry) == ident), None)
+
+    def on_click(self, event: events.Click) -> None:
+        entry = self._entry_by_id(event.style.meta.get("review_entry"))
+        if entry is not None:
+            event.stop()
+            self.post_message(self.DetailRequested(entry))
+
+    def action_open_latest_detail(self) -> None:
+        entry = next((e for e in reversed(self._entries) if e.detail), None)
+        if entry is not None:
+            self.post_message(self.DetailRequested(entry))
 
     def _rewrite(self) -> None:
         self.clear()

@@ -13,6 +13,7 @@ from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.widgets.transcript import KIND_ASSISTANT, KIND_NOTICE, KIND_TOOL, KIND_USER
+from tests.core.helpers import background_work
 from tests.fake_llm import FakeLLMServer, Hang, Reply
 from tests.tui.helpers import wait_until
 
@@ -20,12 +21,22 @@ DEMO = ProviderChoice("demo", "demo", "", "", True, "no API key configured")
 SUMMARY = "## Active Task\nUser asked: 'go on'\n## Goal\nKeep going."
 
 
-def make_app(tmp_path: Path, choice: ProviderChoice = DEMO, settings: Settings | None = None) -> HermesApp:
+def make_app(
+    tmp_path: Path,
+    choice: ProviderChoice = DEMO,
+    settings: Settings | None = None,
+    *,
+    auto_title: bool = False,
+    review: bool = False,
+) -> HermesApp:
+    """The app on a fresh home; auto-titles and self-review off unless asked for (they take scripted replies)."""
+    settings = settings or Settings()
+    settings = background_work(settings, auto_title=auto_title, review=review)
     project = tmp_path / "project"
     project.mkdir(parents=True, exist_ok=True)
     (project / "README.md").write_text("# Gadget\n\nThe gadget toggles.\n", encoding="utf-8")
     home = Home(tmp_path / "home").ensure()
-    return HermesApp(home=home, settings=settings or Settings(), choice=choice, cwd=project)
+    return HermesApp(home=home, settings=settings, choice=choice, cwd=project)
 
 
 def db_rows(app: HermesApp, sql: str, *params: object) -> list[tuple]:

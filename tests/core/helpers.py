@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -50,6 +51,17 @@ def anthropic_choice(base_url: str, model: str = "claude-sonnet-5") -> ProviderC
 DEMO = ProviderChoice("demo", "demo", "", "", True, "tests")
 
 
+def background_work(settings: Settings, *, auto_title: bool, review: bool) -> Settings:
+    """`settings` with auto-titles and the self-review nudges switched on or off."""
+    if review:
+        memory, skills = settings.memory, settings.skills
+    else:
+        memory = dataclasses.replace(settings.memory, nudge_interval=0)
+        skills = dataclasses.replace(settings.skills, creation_nudge_interval=0)
+    sessions = dataclasses.replace(settings.sessions, auto_title=auto_title)
+    return dataclasses.replace(settings, memory=memory, skills=skills, sessions=sessions)
+
+
 async def make_agent(
     tmp_path: Path,
     choice: ProviderChoice = DEMO,
@@ -58,10 +70,17 @@ async def make_agent(
     approver: Any = None,
     cwd: Path | None = None,
     db: SessionDB | None = None,
+    auto_title: bool = False,
+    review: bool = False,
 ) -> tuple[Agent, SessionDB, EventLog]:
-    """A real Agent with a real state.db under tmp_path; retries back off in milliseconds."""
+    """A real Agent with a real state.db under tmp_path; retries back off in milliseconds.
+
+    Auto-titles and the self-review nudges are off unless asked for: their model calls would take
+    scripted fake-server replies.
+    """
     home = Home(tmp_path / "home").ensure()
     settings = settings or Settings()
+    settings = background_work(settings, auto_title=auto_title, review=review)
     db = db or await SessionDB.open(home.state_db)
     log = EventLog()
     agent = Agent(

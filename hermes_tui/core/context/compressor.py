@@ -300,8 +300,9 @@ class ContextCompressor:
         current_tokens: int | None = None,
         focus_topic: str | None = None,
         force: bool = False,
+        memory_notes: str = "",
     ) -> CompressOutcome:
-        """Compress `messages` (never mutated) and say what happened."""
+        """Compress `messages` (never mutated) and say what happened; `memory_notes` join the summary prompt."""
         # Phase 0: per-call state.
         self._notes = _CallNotes()
         if force:
@@ -317,7 +318,7 @@ class ContextCompressor:
 
         # Phase 3: summary (or the deterministic fallback).
         fallback_used = False
-        summary = await self._generate_summary(plan.turns, focus_topic)
+        summary = await self._generate_summary(plan.turns, focus_topic, memory_notes)
         if summary is None:
             if self.abort_on_summary_failure:
                 return self._done(
@@ -428,7 +429,9 @@ class ContextCompressor:
             raise ValueError("the summary model returned an empty summary")
         return body
 
-    async def _generate_summary(self, turns: list[Message], focus_topic: str | None) -> str | None:
+    async def _generate_summary(
+        self, turns: list[Message], focus_topic: str | None, memory_notes: str = ""
+    ) -> str | None:
         remaining = self.summary_failure_cooldown_until - self._clock()
         if remaining > 0:
             reason = self._cooldown_reason or "summary model failed"
@@ -441,7 +444,9 @@ class ContextCompressor:
             self._enter_cooldown(SUMMARY_FAILURE_COOLDOWN_SECONDS, NO_PROVIDER_ERROR)
             return None
         budget = summary_budget(turns, self.max_summary_tokens)
-        prompt = build_summary_prompt(serialize_for_summary(turns), budget, self.previous_summary, focus_topic)
+        prompt = build_summary_prompt(
+            serialize_for_summary(turns), budget, self.previous_summary, focus_topic, memory_notes
+        )
         self._notes.summary_prompt = prompt
         max_tokens = int(budget * SUMMARY_MAX_TOKENS_FACTOR)
         try:

@@ -185,10 +185,20 @@ def summary_budget(turns: Sequence[Message], max_summary_tokens: int) -> int:
     return max(MIN_SUMMARY_TOKENS, min(int(rough * SUMMARY_RATIO), max_summary_tokens))
 
 
+MEMORY_NOTES_BLOCK = (
+    "\n\nNOTES FROM THE MEMORY PROVIDERS (what they want the continuation to keep; fold what is relevant "
+    "into the summary, never credentials):\n{notes}"
+)
+
+
 def build_summary_prompt(
-    serialized_turns: str, budget: int, previous_summary: str | None = None, focus_topic: str | None = None
+    serialized_turns: str,
+    budget: int,
+    previous_summary: str | None = None,
+    focus_topic: str | None = None,
+    memory_notes: str = "",
 ) -> str:
-    """The single user message sent to the summariser."""
+    """The single user message sent to the summariser (memory providers' notes appended when given)."""
     if previous_summary:
         mode = ITERATIVE_UPDATE.format(previous=previous_summary, turns=serialized_turns)
     else:
@@ -197,4 +207,6 @@ def build_summary_prompt(
     topic = (focus_topic or "").strip()
     if topic:
         prompt += FOCUS_BLOCK.format(topic=topic)
+    if memory_notes.strip():
+        prompt += MEMORY_NOTES_BLOCK.format(notes=memory_notes.strip())
     return prompt

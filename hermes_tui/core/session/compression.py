@@ -171,10 +171,10 @@ class CompressionOrchestrator:
             )
             return unchanged("locked", aborted=False)
         try:
-            self._hooks.on_pre_compress(messages)
+            notes = self._hooks.on_pre_compress(messages)
             try:
                 outcome = await self._compressor.run(
-                    messages, current_tokens=approx_tokens, focus_topic=focus_topic, force=force
+                    messages, current_tokens=approx_tokens, focus_topic=focus_topic, force=force, memory_notes=notes
                 )
             except Exception as exc:
                 self._events.warn(f"⚠ Compression failed: {exc}. No messages were dropped.")

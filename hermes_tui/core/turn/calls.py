@@ -43,7 +43,10 @@ def build_request(state: TurnState, deps: TurnDeps) -> ChatRequest:
     settings = deps.settings
     return ChatRequest(
         messages=build_api_messages(
-            state.messages, deps.session.system_prompt, extra_messages=state.extra_messages or None
+            state.messages,
+            deps.session.system_prompt,
+            extra_user_context=state.api_context,
+            extra_messages=state.extra_messages or None,
         ),
         tools=deps.tool_schemas if state.tools_enabled else [],
         max_tokens=state.max_tokens_override or settings.model.max_tokens,

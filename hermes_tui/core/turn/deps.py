@@ -20,6 +20,7 @@ from hermes_tui.core.providers.base import Provider, Usage
 from hermes_tui.core.todo import TodoStore
 from hermes_tui.core.tools.base import ToolContext
 from hermes_tui.core.tools.registry import ToolRegistry
+from hermes_tui.core.turn.state import FinishedTurn
 
 
 class Counters(Protocol):
@@ -27,6 +28,7 @@ class Counters(Protocol):
 
     user_turns: int
     turns_since_memory: int
+    iters_since_skill: int
 
 
 class TurnSession(Protocol):
@@ -98,6 +100,38 @@ class Compaction(Protocol):
     ) -> CompactionResult: ...
 
 
+class TurnExtras(Protocol):
+    """What runs around a turn besides the loop itself: memory recall, plugin hooks, the finishing
+    phase's background work (self-review, titles). The review fork gets `NO_EXTRAS`."""
+
+    async def turn_context(self, user_message: str, session_id: str, messages: list[Message]) -> str: ...
+
+    async def before_tool(self, name: str, arguments: str) -> str | None: ...
+
+    async def after_tool(self, name: str, arguments: str, result: str, is_error: bool) -> None: ...
+
+    async def finish(self, turn: FinishedTurn) -> str | None: ...
+
+
+class NoExtras:
+    """Nothing around the turn: no recall, no plugins, no background work."""
+
+    async def turn_context(self, user_message: str, session_id: str, messages: list[Message]) -> str:
+        return ""
+
+    async def before_tool(self, name: str, arguments: str) -> str | None:
+        return None
+
+    async def after_tool(self, name: str, arguments: str, result: str, is_error: bool) -> None:
+        return None
+
+    async def finish(self, turn: FinishedTurn) -> str | None:
+        return None
+
+
+NO_EXTRAS = NoExtras()
+
+
 @dataclass(frozen=True)
 class TurnDeps:
     """The collaborators of every turn of one agent."""
@@ -113,3 +147,4 @@ class TurnDeps:
     hooks: MemoryHooks
     settings: Settings
     backoff_base: float = 2.0
+    extras: TurnExtras = NO_EXTRAS

@@ -19,10 +19,11 @@ import time
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.scaffolding import strip_trailing_scaffolding
 from hermes_tui.core.messages import tool_call_ids
+from hermes_tui.core.tools.base import ToolResult
 from hermes_tui.core.turn import responses
 from hermes_tui.core.turn.calls import FAILED, RESTART, call_with_recovery
 from hermes_tui.core.turn.deps import TurnDeps
-from hermes_tui.core.turn.state import TurnResult, TurnState
+from hermes_tui.core.turn.state import FinishedTurn, TurnResult, TurnState
 from hermes_tui.core.turn.streaming import StreamAccumulator, strip_think_blocks
 from hermes_tui.text_safety import valid_unicode
 
@@ -32,6 +33,8 @@ MAX_ITERATIONS_PROMPT = (
 )
 INTERRUPTED_TOOL_RESULT = "Error executing tool: interrupted by the user before it finished."
 PREFLIGHT_PASSES = 3
+MEMORY_TOOL = "memory"
+SKILL_TOOL = "skill_manage"
 
 
 def sanitize_surrogates(text: str) -> str:
@@ -63,6 +66,7 @@ class TurnRunner:
             deps.meter.publish(state.messages)
             await self._preflight()
             deps.hooks.on_turn_start(session.counters.user_turns, state.user_message)
+            state.api_context = await deps.extras.turn_context(state.user_message, session.id, state.messages)
             await self._main_loop()
         except asyncio.CancelledError:
             task = asyncio.current_task()
@@ -92,6 +96,25 @@ class TurnRunner:
             counters.turns_since_memory += 1
             if counters.turns_since_memory >= interval:
                 counters.turns_since_memory = 0
+                self.state.review_memory = MEMORY_TOOL in self.deps.tools
+
+    def _count_tool_iteration(self, names: tuple[str, ...]) -> None:
+        """The skill nudge counts tool iterations; a memory or skill_manage call resets its counter (§8)."""
+        counters = self.deps.session.counters
+        if MEMORY_TOOL in names:
+            counters.turns_since_memory = 0
+        if SKILL_TOOL in names:
+            counters.iters_since_skill = 0
+        elif SKILL_TOOL in self.deps.tools:
+            counters.iters_since_skill += 1
+
+    def _skill_review_due(self) -> bool:
+        counters = self.deps.session.counters
+        interval = self.deps.settings.skills.creation_nudge_interval
+        if interval > 0 and SKILL_TOOL in self.deps.tools and counters.iters_since_skill >= interval:
+            counters.iters_since_skill = 0
+            return True
+        return False
 
     # ------------------------------------------------------------------ compression triggers
 
@@ -191,11 +214,17 @@ class TurnRunner:
         if strip_think_blocks(acc.text):
             state.last_content_with_tools = acc.text
             state.last_tool_names = names
+        self._count_tool_iteration(names)
         context = deps.tool_context()
         for call in acc.tool_calls:
             events.emit(ev.ToolCallStarted(call.id, call.name, call.arguments))
             started = time.monotonic()
-            result = await deps.tools.dispatch(call.name, call.arguments, context)
+            blocked = await deps.extras.before_tool(call.name, call.arguments)
+            if blocked:
+                result = ToolResult(blocked, is_error=True)
+            else:
+                result = await deps.tools.dispatch(call.name, call.arguments, context)
+                await deps.extras.after_tool(call.name, call.arguments, result.content, result.is_error)
             content = valid_unicode(result.content)  # e.g. a file name decoded with surrogateescape
             events.emit(ev.ToolCallFinished(call.id, call.name, content, result.is_error, time.monotonic() - started))
             state.messages.append({"role": "tool", "content": content, "tool_call_id": call.id, "tool_name": call.name})
@@ -249,7 +278,25 @@ class TurnRunner:
         session.commit([m for m in state.messages if not m.get("_empty_terminal_sentinel")])
         completed = state.final_response is not None and not state.failed and not state.interrupted
         if completed and not state.partial:
-            deps.hooks.sync_turn(state.user_message, state.final_response or "", session.id)
+            deps.hooks.sync_turn(state.user_message, state.final_response or "", session.id, session.messages)
+            deps.hooks.queue_prefetch(state.user_message, session.id)
+        state.review_skills = self._skill_review_due()
+        transformed = await deps.extras.finish(
+            FinishedTurn(
+                session_id=session.id,
+                user_message=state.user_message,
+                final_response=state.final_response,
+                completed=completed,
+                interrupted=state.interrupted,
+                failed=state.failed,
+                partial=state.partial,
+                messages=list(session.messages),
+                review_memory=state.review_memory,
+                review_skills=state.review_skills,
+            )
+        )
+        if transformed:
+            state.final_response = transformed
         deps.meter.publish(session.messages)
         exit_reason = state.exit_reason or ("failed" if state.failed else "done")
         result = TurnResult(

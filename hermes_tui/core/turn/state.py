@@ -44,6 +44,22 @@ class TurnResult:
         }
 
 
+@dataclass(frozen=True)
+class FinishedTurn:
+    """What the finishing hooks see of a turn that just ended (reference §8)."""
+
+    session_id: str
+    user_message: str
+    final_response: str | None
+    completed: bool
+    interrupted: bool
+    failed: bool
+    partial: bool
+    messages: list[Message]
+    review_memory: bool = False
+    review_skills: bool = False
+
+
 @dataclass
 class TurnState:
     """Everything one turn tracks between API calls."""
@@ -75,6 +91,11 @@ class TurnState:
     nudged_this_round: bool = False
     last_content_with_tools: str | None = None
     last_tool_names: tuple[str, ...] = ()
+    # per-turn material for the API copy of the current user message (memory prefetch, plugins)
+    api_context: str = ""
+    # the nudges due at the end of this turn (reference §8 steps 8 and 10)
+    review_memory: bool = False
+    review_skills: bool = False
 
     def end_failed(self, exit_reason: str, error: str) -> None:
         self.failed = True

@@ -22,10 +22,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ListItem, ListView, Static
 
-from hermes_tui.text_safety import visible
 from hermes_tui.core.memory.store import MemoryStore, join_entries
 from hermes_tui.core.skills.catalog import Skill
 from hermes_tui.core.skills.manage import SkillManager
+from hermes_tui.text_safety import visible
 
 BAR_WIDTH = 24
 

@@ -1,4 +1,4 @@
-"""Message rows: appending (one or many), rewriting, reading back, rewind/restore.
+"""Message rows: appending (one or many), rewriting, updating one in place, reading back, rewind/restore.
 
 Owns the `messages` writes and the reads that rebuild a conversation (reference §2.4-2.5).
 Every append bumps `sessions.message_count`; assistant tool calls bump `tool_call_count` by
@@ -29,6 +29,11 @@ _INSERT_SQL = (
     " token_count, finish_reason, reasoning, reasoning_content, reasoning_details,"
     " codex_reasoning_items, codex_message_items, active)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)"
+)
+_UPDATE_SQL = (
+    "UPDATE messages SET role = ?, content = ?, tool_call_id = ?, tool_calls = ?, tool_name = ?,"
+    " token_count = ?, finish_reason = ?, reasoning = ?, reasoning_content = ?, reasoning_details = ?,"
+    " codex_reasoning_items = ?, codex_message_items = ? WHERE id = ?"
 )
 _JSON_EXTRAS = frozenset({"reasoning_details", "codex_reasoning_items", "codex_message_items"})
 SESSION_META_ROLE = "session_meta"
@@ -235,6 +240,63 @@ class MessagesMixin(StoreBase):
                 (len(rows), tool_calls, session_id),
             )
             return ids
+
+        return await self._conns.write(work)
+
+    async def update_message(self, session_id: str, message_id: int, message: dict[str, Any]) -> None:
+        """Rewrite one row in place with `message` (same columns as an append; id and timestamp kept).
+
+        The streamed-answer row is written early and rewritten as the answer grows and ends;
+        `tool_call_count` follows the change in the row's tool calls. Raises ValueError when the
+        row is not one of the session's.
+        """
+        params = _insert_params(session_id, message, 0.0)
+        new_calls = tool_call_total(str(message.get("role")), message.get("tool_calls"))
+
+        def work(conn: sqlite3.Connection) -> None:
+            old = fetch_in(
+                conn, "SELECT role, tool_calls FROM messages WHERE id = ? AND session_id = ?", (message_id, session_id)
+            )
+            if not old:
+                raise ValueError(f"message {message_id} is not in session {session_id}")
+            old_calls = tool_call_total(old[0]["role"], decode_json_field(old[0]["tool_calls"]))
+            conn.execute(_UPDATE_SQL, (*params[1:6], *params[7:], message_id))
+            if new_calls != old_calls:
+                conn.execute(
+                    "UPDATE sessions SET tool_call_count = MAX(0, COALESCE(tool_call_count, 0) + ?) WHERE id = ?",
+                    (new_calls - old_calls, session_id),
+                )
+
+        await self._conns.write(work)
+
+    async def update_message_content(self, session_id: str, message_id: int, content: str) -> None:
+        """Replace one row's text (the cheap write while an answer streams)."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "UPDATE messages SET content = ? WHERE id = ? AND session_id = ?",
+                (encode_content(content), message_id, session_id),
+            )
+
+        await self._conns.write(work)
+
+    async def delete_message(self, session_id: str, message_id: int) -> bool:
+        """Remove one row for good (a streamed answer that was not kept); the counters follow."""
+
+        def work(conn: sqlite3.Connection) -> bool:
+            old = fetch_in(
+                conn, "SELECT role, tool_calls FROM messages WHERE id = ? AND session_id = ?", (message_id, session_id)
+            )
+            if not old:
+                return False
+            calls = tool_call_total(old[0]["role"], decode_json_field(old[0]["tool_calls"]))
+            conn.execute("DELETE FROM messages WHERE id = ?", (message_id,))
+            conn.execute(
+                "UPDATE sessions SET message_count = MAX(0, COALESCE(message_count, 0) - 1),"
+                " tool_call_count = MAX(0, COALESCE(tool_call_count, 0) - ?) WHERE id = ?",
+                (calls, session_id),
+            )
+            return True
 
         return await self._conns.write(work)
 

@@ -377,7 +377,7 @@ class HermesApp(App[int]):
 
     async def _stop_for_signal(self, signum: int) -> None:
         await self.shutdown_agent(stop_signals.end_reason(signum))
-        self.exit(stop_signals.exit_code(signum))
+        self.exit(return_code=stop_signals.exit_code(signum))
 
     async def shutdown_agent(self, end_reason: str = "tui_shutdown") -> None:
         if self._closed:

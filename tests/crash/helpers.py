@@ -84,6 +84,14 @@ def stored(home: Path, session_id: str | None = None) -> list[dict[str, Any]]:
         con.close()
 
 
+def stored_so_far(home: Path) -> list[dict[str, Any]]:
+    """Like `stored`, but [] while the database is not there yet (or still being created)."""
+    try:
+        return stored(home)
+    except sqlite3.Error:
+        return []
+
+
 def session_row(home: Path, session_id: str) -> dict[str, Any]:
     con = sqlite3.connect(f"file:{home / 'state.db'}?mode=ro", uri=True)
     con.row_factory = sqlite3.Row

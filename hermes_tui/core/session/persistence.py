@@ -102,27 +102,36 @@ class FlushCursor:
         """Append the pending messages to `session_id`; returns how many rows were written.
 
         Each written message gets its row id as `_db_id` (what /undo rewinds to). A partial row is
-        settled first (see the module docstring). A failed write raises and leaves the cursor where
-        it was, so the next flush retries the same messages.
+        settled in the same transaction (see the module docstring). A failed write raises and
+        leaves the cursor where it was, so the next flush retries the same messages.
         """
-        if db is not None and self.partial is not None:
-            await self._settle_partial(db, session_id, messages)
-        pending = self.pending(messages)
-        if db is None or not pending:
+        if db is None:
             self.flushed = len(messages)
             return 0
-        ids = await db.append_messages(session_id, [to_row(m) for m in pending])
-        for message, row_id in zip(pending, ids, strict=False):
-            message["_db_id"] = row_id
+        partial = self.partial
+        if partial is None:
+            pending = self.pending(messages)
+            if pending:
+                self._took_ids(pending, await db.append_messages(session_id, [to_row(m) for m in pending]))
+            self.flushed = len(messages)
+            return len(pending)
+        kept = self._streamed_message(partial, messages)
+        pending = messages[partial.position + 1 :] if kept is not None else self.pending(messages)
+        rows = [to_row(m) for m in pending]
+        ids = await db.settle_row_and_append(session_id, partial.row_id, None if kept is None else to_row(kept), rows)
+        if kept is not None:
+            kept["_db_id"] = partial.row_id
+        self._took_ids(pending, ids)
+        self.partial = None
         self.flushed = len(messages)
-        return len(pending)
+        return len(pending) + (kept is not None)
 
     async def save_partial(self, db: SessionDB, session_id: str, messages: list[Message], text: str) -> None:
         """Store `text`, the answer streamed so far after `messages`, as an interrupted assistant row.
 
-        The first call writes what is pending before the streamed answer (not trailing recovery
-        scaffolding, which the answer replaces) and appends the row; later calls only rewrite its
-        content, and only when the text changed.
+        The first call appends, in one transaction, what is pending before the streamed answer (not
+        trailing recovery scaffolding, which the answer replaces) and the row; later calls only
+        rewrite its content, and only when the text changed.
         """
         partial = self.partial
         if partial is not None:
@@ -131,11 +140,12 @@ class FlushCursor:
                 partial.text = text
             return
         kept = strip_trailing_scaffolding(messages)
-        if len(kept) > self.flushed:
-            await self.flush(db, session_id, kept)
+        before = kept[self.flushed :]
         row = {"role": "assistant", "content": text, "finish_reason": INTERRUPTED}
-        (row_id,) = await db.append_messages(session_id, [row])
-        self.partial = PartialRow(row_id, self.flushed, text)
+        ids = await db.append_messages(session_id, [*(to_row(m) for m in before), row])
+        self._took_ids(before, ids)
+        self.flushed = max(self.flushed, len(kept))
+        self.partial = PartialRow(ids[-1], self.flushed, text)
 
     async def discard_partial(self, db: SessionDB | None, session_id: str) -> None:
         """Delete an unsettled partial row (a turn whose end is deliberately not stored)."""
@@ -143,15 +153,15 @@ class FlushCursor:
         if db is not None and partial is not None:
             await db.delete_message(session_id, partial.row_id)
 
-    async def _settle_partial(self, db: SessionDB, session_id: str, messages: list[Message]) -> None:
-        partial = self.partial
-        assert partial is not None
+    def _streamed_message(self, partial: PartialRow, messages: list[Message]) -> Message | None:
+        """The message the streamed answer became, if it sits where its row was written; else None."""
         position = partial.position
-        streamed = messages[position] if position == self.flushed and position < len(messages) else None
-        if streamed is not None and streamed.get("role") == "assistant" and not is_scaffolding(streamed):
-            await db.update_message(session_id, partial.row_id, to_row(streamed))
-            streamed["_db_id"] = partial.row_id
-            self.flushed = position + 1
-        else:
-            await db.delete_message(session_id, partial.row_id)
-        self.partial = None
+        if position != self.flushed or position >= len(messages):
+            return None
+        message = messages[position]
+        return message if message.get("role") == "assistant" and not is_scaffolding(message) else None
+
+    @staticmethod
+    def _took_ids(messages: list[Message], ids: list[int]) -> None:
+        for message, row_id in zip(messages, ids, strict=False):
+            message["_db_id"] = row_id

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -120,9 +121,26 @@ async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) 
     stopper = _TurnStopper()
     signals = StopSignals(stopper).install()
     try:
-        return await _run_with_signals(args, home, settings, choice, stopper, signals)
+        code = await _run_with_signals(args, home, settings, choice, stopper, signals)
     finally:
         signals.remove()
+    if signals.received is not None:
+        _exit_at_once(code)
+    return code
+
+
+def _exit_at_once(code: int) -> None:
+    """Leave now that everything is saved and closed, without waiting for worker threads.
+
+    After a stop signal a thread may still sit in a blocking read of the terminal (the approval
+    prompt); the normal interpreter exit would wait for it until the user pressed Enter.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 async def _run_with_signals(

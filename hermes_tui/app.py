@@ -8,11 +8,14 @@ conversation, lineage tree, token gauge, review log or status bar.
 
 Ctrl-C ladder: text in the input -> clear it; a turn running -> interrupt it (the partial answer
 stays, marked interrupted, and is saved); idle -> a second Ctrl-C within 2 s quits. Ctrl-Q quits.
+SIGTERM and SIGHUP stop the app the same way: the turn is interrupted and saved, the session ends
+with the signal's reason, and the app exits 143 / 129 (`hermes_tui.stop_signals`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -23,6 +26,7 @@ from textual.binding import BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
+from hermes_tui import stop_signals
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.keymap import APP_BINDINGS
@@ -93,6 +97,8 @@ class HermesApp(App[int]):
         self.command_worker: Worker[Any] | None = None
         self._last_ctrl_c = 0.0
         self._closed = False
+        self._stopping_for_signal = False
+        self._stop_signals = stop_signals.StopSignals(self._on_stop_signal, (signal.SIGTERM, signal.SIGHUP))
         self.ready = asyncio.Event()
 
     # ------------------------------------------------------------------ start-up
@@ -107,6 +113,7 @@ class HermesApp(App[int]):
         return screen
 
     def on_mount(self) -> None:
+        self._stop_signals.install()
         if self.choice.is_demo:
             self.main.review_log.add_entry("info", f"Demo model — {self.choice.reason}")
         self.call_after_refresh(self._start)
@@ -404,7 +411,17 @@ class HermesApp(App[int]):
         await self.shutdown_agent()
         self.exit(0)
 
-    async def shutdown_agent(self) -> None:
+    def _on_stop_signal(self, signum: int) -> None:
+        """SIGTERM/SIGHUP: stop like Ctrl-C then quit — the partial answer is saved, the session ended."""
+        if not self._stopping_for_signal:  # the first one; later signals wait for it
+            self._stopping_for_signal = True
+            self.call_later(self._stop_for_signal, signum)
+
+    async def _stop_for_signal(self, signum: int) -> None:
+        await self.shutdown_agent(stop_signals.end_reason(signum))
+        self.exit(return_code=stop_signals.exit_code(signum))
+
+    async def shutdown_agent(self, end_reason: str = "tui_shutdown") -> None:
         if self._closed:
             return
         self._closed = True
@@ -415,9 +432,10 @@ class HermesApp(App[int]):
             except Exception:
                 pass
         if self.agent is not None:
-            await self.agent.close("tui_shutdown")
+            await self.agent.close(end_reason)
         if self.db is not None:
             await self.db.close()
 
     async def on_unmount(self) -> None:
         await self.shutdown_agent()
+        self._stop_signals.remove()

@@ -3,7 +3,13 @@
 The answer streams to stdout; status lines and tool activity go to stderr so the answer can be
 piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage).
 Shell commands ask on the terminal when stdin is one, are denied otherwise, or run unasked with
---yes. Ctrl-C interrupts the turn: the partial answer is kept in state.db and we exit 130.
+--yes. Ctrl-C, SIGTERM and SIGHUP interrupt the turn: the partial answer is kept in state.db, a
+running shell command's process group is killed, the session is ended with the signal's reason
+and we exit 128 + the signal number (130, 143, 129; `hermes_tui.stop_signals`).
+Honest exits: only a turn that produced a real answer exits 0. Any other ending — an error, an
+empty or reasoning-only answer, a content filter or refusal, an exhausted length or iteration
+budget, a truncated tool call — exits 1 with the reason as one line on stderr, and `--json`
+says `"failed": true` with the reason in "error" (`hermes_tui.core.turn.outcome`).
 Nothing the model, a tool or a file says reaches the terminal raw: every printed text goes
 through `text_safety.visible` (escape sequences shown as `\\x1b[…`), JSON through
 `text_safety.dumps_for_terminal`, and the approval prompt shows the exact command, flagged when it
@@ -16,6 +22,7 @@ import argparse
 import asyncio
 import dataclasses
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -26,6 +33,7 @@ from hermes_tui.exit_codes import FAILED as EXIT_FAILED
 from hermes_tui.exit_codes import INTERRUPTED as EXIT_INTERRUPTED
 from hermes_tui.exit_codes import OK as EXIT_OK
 from hermes_tui.exit_codes import USAGE as EXIT_USAGE
+from hermes_tui.stop_signals import StopSignals, end_reason
 from hermes_tui.text_safety import approval_view, dumps_for_terminal, visible
 
 
@@ -96,10 +104,62 @@ def terminal_approver(stdin: TextIO, err: TextIO) -> Any:
     return approve
 
 
+class _TurnStopper:
+    """Cancels the running turn on the first stop signal (later ones only wait for it to finish)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._task: asyncio.Future[Any] | None = None
+        self._cancelled = False
+
+    def __call__(self, signum: int) -> None:
+        self.signum = self.signum or signum
+        self._cancel()
+
+    def attach(self, task: asyncio.Future[Any] | None) -> None:
+        self._task = task
+        if self.signum is not None:
+            self._cancel()
+
+    def _cancel(self) -> None:
+        if self._task is not None and not self._task.done() and not self._cancelled:
+            self._cancelled = True
+            self._task.cancel()
+
+
 async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) -> int:
+    stopper = _TurnStopper()
+    signals = StopSignals(stopper).install()
+    try:
+        code = await _run_with_signals(args, home, settings, choice, stopper, signals)
+    finally:
+        signals.remove()
+    if signals.received is not None:
+        _exit_at_once(code)
+    return code
+
+
+def _exit_at_once(code: int) -> None:
+    """Leave now that everything is saved and closed, without waiting for worker threads.
+
+    After a stop signal a thread may still sit in a blocking read of the terminal (the approval
+    prompt); the normal interpreter exit would wait for it until the user pressed Enter.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+async def _run_with_signals(
+    args: argparse.Namespace, home: Any, settings: Any, choice: Any, stopper: _TurnStopper, signals: StopSignals
+) -> int:
     from hermes_tui.core.bootstrap import open_agent
     from hermes_tui.core.commands import is_command, run_command
     from hermes_tui.core.session.live import SessionError
+    from hermes_tui.core.turn.outcome import failure_reason
 
     printer = HeadlessPrinter(sys.stdout, sys.stderr, stream_answer=not args.json)
     # A one-shot run names no session (each title would cost a model call per invocation); a due
@@ -139,33 +199,37 @@ async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) 
             if outcome.send is None:
                 return EXIT_USAGE if outcome.error else EXIT_OK
             prompt = outcome.send
-        result = await _interruptible_turn(agent, prompt)
+        if signals.exit_code is not None:  # stopped before the turn began: nothing to interrupt
+            return signals.exit_code
+        result = await _interruptible_turn(agent, prompt, stopper)
+        reason = failure_reason(result)
         if args.json:
-            print(dumps_for_terminal(result.as_json()))
+            payload = result.as_json()
+            payload["failed"] = reason is not None
+            payload["error"] = reason
+            print(dumps_for_terminal(payload))
         elif result.final_response and not printer.stream_answer:
             print(visible(result.final_response))
         if result.interrupted:
-            print(f"[interrupted — partial answer saved in session {result.session_id}]", file=sys.stderr)
-            return EXIT_INTERRUPTED
-        if result.failed:
-            if not args.json and result.error not in printer.printed:
-                print(f"hermes-tui: {visible(result.error)}", file=sys.stderr)
-            return EXIT_FAILED
-        return EXIT_OK
+            cause = "interrupted" if stopper.signum is None else f"stopped by {signal.Signals(stopper.signum).name}"
+            print(f"[{cause} — partial answer saved in session {result.session_id}]", file=sys.stderr)
+            return signals.exit_code or EXIT_INTERRUPTED
+        if reason is not None:
+            line = " ".join(reason.split())
+            if line not in printer.printed:
+                print(f"hermes-tui: {visible(line)}", file=sys.stderr)
+            return signals.exit_code or EXIT_FAILED
+        return signals.exit_code or EXIT_OK
     finally:
         await agent.wait_for_background_work()
-        await agent.close("cli_close")
+        await agent.close(end_reason(stopper.signum) if stopper.signum is not None else "cli_close")
         await db.close()
 
 
-async def _interruptible_turn(agent: Any, prompt: str) -> Any:
-    """Run the turn as a task that SIGINT cancels (the core keeps and saves the partial answer)."""
-    loop = asyncio.get_running_loop()
+async def _interruptible_turn(agent: Any, prompt: str, stopper: _TurnStopper) -> Any:
+    """Run the turn as a task a stop signal cancels (the core keeps and saves the partial answer)."""
     task = asyncio.ensure_future(agent.run_conversation(prompt))
-    try:
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
-    except (NotImplementedError, RuntimeError):
-        pass
+    stopper.attach(task)
     try:
         return await task
     except asyncio.CancelledError:
@@ -173,10 +237,7 @@ async def _interruptible_turn(agent: Any, prompt: str) -> Any:
 
         return TurnResult(final_response=None, session_id=agent.session_id, interrupted=True, exit_reason="interrupted")
     finally:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (NotImplementedError, RuntimeError):
-            pass
+        stopper.attach(None)
 
 
 def run_headless(args: argparse.Namespace, prepare: Callable[[argparse.Namespace], tuple[Any, Any, Any]]) -> int:

@@ -360,6 +360,11 @@ class FakeLLMServer:
         with self._lock:
             self._steps.extend(steps)
 
+    def clear(self) -> None:
+        """Drop the steps not consumed yet (a client that was killed will not ask for them)."""
+        with self._lock:
+            self._steps.clear()
+
     def next_step(self) -> Step:
         with self._lock:
             return self._steps.popleft() if self._steps else Reply(text="ok")

@@ -1,4 +1,4 @@
-"""Message rows: appending (one or many), rewriting, reading back, rewind/restore.
+"""Message rows: appending (one or many), rewriting, updating one in place, reading back, rewind/restore.
 
 Owns the `messages` writes and the reads that rebuild a conversation (reference §2.4-2.5).
 Every append bumps `sessions.message_count`; assistant tool calls bump `tool_call_count` by
@@ -29,6 +29,11 @@ _INSERT_SQL = (
     " token_count, finish_reason, reasoning, reasoning_content, reasoning_details,"
     " codex_reasoning_items, codex_message_items, active)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)"
+)
+_UPDATE_SQL = (
+    "UPDATE messages SET role = ?, content = ?, tool_call_id = ?, tool_calls = ?, tool_name = ?,"
+    " token_count = ?, finish_reason = ?, reasoning = ?, reasoning_content = ?, reasoning_details = ?,"
+    " codex_reasoning_items = ?, codex_message_items = ? WHERE id = ?"
 )
 _JSON_EXTRAS = frozenset({"reasoning_details", "codex_reasoning_items", "codex_message_items"})
 SESSION_META_ROLE = "session_meta"
@@ -61,6 +66,64 @@ def _insert_params(session_id: str, message: dict[str, Any], timestamp: float) -
         encode_json_field(message.get("codex_reasoning_items")),
         encode_json_field(message.get("codex_message_items")),
     )
+
+
+def _append_rows(
+    conn: sqlite3.Connection, session_id: str, messages: Sequence[dict[str, Any]], now: float
+) -> list[int]:
+    """Insert `messages` in order and bump the session's counters; returns their ids."""
+    rows = [_insert_params(session_id, message, now + i * 1e-6) for i, message in enumerate(messages)]
+    tool_calls = sum(tool_call_total(str(m.get("role")), m.get("tool_calls")) for m in messages)
+    if len(rows) == 1:
+        cursor = conn.execute(_INSERT_SQL, rows[0])
+        last_id = int(cursor.lastrowid or 0)
+    else:
+        conn.executemany(_INSERT_SQL, rows)
+        last_id = int((fetch_in(conn, "SELECT last_insert_rowid()"))[0][0])
+    conn.execute(
+        "UPDATE sessions SET message_count = COALESCE(message_count, 0) + ?,"
+        " tool_call_count = COALESCE(tool_call_count, 0) + ? WHERE id = ?",
+        (len(rows), tool_calls, session_id),
+    )
+    # Inside one IMMEDIATE transaction AUTOINCREMENT ids are consecutive.
+    return list(range(last_id - len(rows) + 1, last_id + 1))
+
+
+def _stored_tool_calls(conn: sqlite3.Connection, session_id: str, message_id: int) -> int:
+    old = fetch_in(
+        conn, "SELECT role, tool_calls FROM messages WHERE id = ? AND session_id = ?", (message_id, session_id)
+    )
+    if not old:
+        raise ValueError(f"message {message_id} is not in session {session_id}")
+    return tool_call_total(old[0]["role"], decode_json_field(old[0]["tool_calls"]))
+
+
+def _rewrite_row(conn: sqlite3.Connection, session_id: str, message_id: int, message: dict[str, Any]) -> None:
+    """Rewrite one row in place (same columns as an insert; id and timestamp kept)."""
+    old_calls = _stored_tool_calls(conn, session_id, message_id)
+    params = _insert_params(session_id, message, 0.0)
+    conn.execute(_UPDATE_SQL, (*params[1:6], *params[7:], message_id))
+    new_calls = tool_call_total(str(message.get("role")), message.get("tool_calls"))
+    if new_calls != old_calls:
+        conn.execute(
+            "UPDATE sessions SET tool_call_count = MAX(0, COALESCE(tool_call_count, 0) + ?) WHERE id = ?",
+            (new_calls - old_calls, session_id),
+        )
+
+
+def _delete_row(conn: sqlite3.Connection, session_id: str, message_id: int) -> bool:
+    """Delete one row and take it off the session's counters; False when it is not there."""
+    try:
+        calls = _stored_tool_calls(conn, session_id, message_id)
+    except ValueError:
+        return False
+    conn.execute("DELETE FROM messages WHERE id = ?", (message_id,))
+    conn.execute(
+        "UPDATE sessions SET message_count = MAX(0, COALESCE(message_count, 0) - 1),"
+        " tool_call_count = MAX(0, COALESCE(tool_call_count, 0) - ?) WHERE id = ?",
+        (calls, session_id),
+    )
+    return True
 
 
 def decode_row(row: Any) -> dict[str, Any]:
@@ -195,24 +258,10 @@ class MessagesMixin(StoreBase):
         if not messages:
             return []
         now = time.time()
-        rows = [_insert_params(session_id, message, now + i * 1e-6) for i, message in enumerate(messages)]
-        tool_calls = sum(tool_call_total(str(m.get("role")), m.get("tool_calls")) for m in messages)
 
         def work(conn: sqlite3.Connection) -> list[int]:
             self._require_session(conn, session_id)
-            if len(rows) == 1:
-                cursor = conn.execute(_INSERT_SQL, rows[0])
-                last_id = int(cursor.lastrowid or 0)
-            else:
-                conn.executemany(_INSERT_SQL, rows)
-                last_id = int((fetch_in(conn, "SELECT last_insert_rowid()"))[0][0])
-            conn.execute(
-                "UPDATE sessions SET message_count = COALESCE(message_count, 0) + ?,"
-                " tool_call_count = COALESCE(tool_call_count, 0) + ? WHERE id = ?",
-                (len(rows), tool_calls, session_id),
-            )
-            # Inside one IMMEDIATE transaction AUTOINCREMENT ids are consecutive.
-            return list(range(last_id - len(rows) + 1, last_id + 1))
+            return _append_rows(conn, session_id, messages, now)
 
         return await self._conns.write(work)
 
@@ -237,6 +286,43 @@ class MessagesMixin(StoreBase):
             return ids
 
         return await self._conns.write(work)
+
+    async def settle_row_and_append(
+        self, session_id: str, message_id: int, message: dict[str, Any] | None, messages: Sequence[dict[str, Any]]
+    ) -> list[int]:
+        """In one transaction: rewrite row `message_id` as `message` (delete it when None), then append.
+
+        The streamed-answer row is written early and settled this way when the turn moves on, so a
+        crash never finds the answer's tool calls stored without the results appended after them.
+        The rewritten row keeps its id and timestamp; the session's counters follow. Returns the
+        appended rows' ids. Raises ValueError when the row is not one of the session's.
+        """
+        now = time.time()
+
+        def work(conn: sqlite3.Connection) -> list[int]:
+            self._require_session(conn, session_id)
+            if message is None:
+                _delete_row(conn, session_id, message_id)
+            else:
+                _rewrite_row(conn, session_id, message_id, message)
+            return _append_rows(conn, session_id, messages, now) if messages else []
+
+        return await self._conns.write(work)
+
+    async def update_message_content(self, session_id: str, message_id: int, content: str) -> None:
+        """Replace one row's text (the cheap write while an answer streams)."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "UPDATE messages SET content = ? WHERE id = ? AND session_id = ?",
+                (encode_content(content), message_id, session_id),
+            )
+
+        await self._conns.write(work)
+
+    async def delete_message(self, session_id: str, message_id: int) -> bool:
+        """Remove one row for good (a streamed answer that was not kept); the counters follow."""
+        return await self._conns.write(lambda conn: _delete_row(conn, session_id, message_id))
 
     @staticmethod
     def _require_session(conn: sqlite3.Connection, session_id: str) -> None:

@@ -8,6 +8,8 @@ events the UI updates from, together:
 
     ensure_row()      the row is created lazily, with the queued title (reference §3)
     flush(messages)   pending messages are written through the cursor
+    save_partial()    the answer being streamed is stored (and rewritten) as an interrupted row;
+                      the next flush settles it (see `core.session.persistence`)
     commit(messages)  a finished turn's list becomes the live list
     start_fresh()     /new: the old session ends, an empty one begins    -> SessionRotated, HistoryReplaced
     switch_to()       /resume: a stored session and its history          -> SessionRotated, HistoryReplaced
@@ -23,8 +25,9 @@ collaborators that coordinate a move (`hermes_tui.core.session.moves`, the compr
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -90,6 +93,7 @@ class LiveSession:
         self._title: str | None = None
         self._row_created = False
         self._cursor = FlushCursor()
+        self._writing = asyncio.Lock()  # one cursor write at a time: the turn and its partial saver
         self._system_prompt: str | None = None
         self._messages: list[Message] = []
         self._started_at = clock()
@@ -191,15 +195,63 @@ class LiveSession:
             self._row_created = True
             return True
 
+    async def _write(self, work: Callable[[SessionDB], Awaitable[None]]) -> None:
+        """Run one cursor write under the lock and to its end, even when the caller is cancelled.
+
+        A Ctrl-C (or SIGTERM) landing mid-write must not leave a row stored that the cursor does
+        not count (it would be written twice): the write finishes in its own task while the
+        cancellation goes on to the caller.
+        """
+        db = self._db
+        if db is None:
+            return
+
+        async def locked() -> None:
+            async with self._writing:
+                await work(db)
+
+        await asyncio.shield(locked())
+
     async def flush(self, messages: list[Message] | None = None) -> None:
         """Write what `messages` (default: the live list) holds beyond the cursor; never raises."""
         await self.ensure_row()
-        if self._db is None:
+
+        async def work(db: SessionDB) -> None:
+            try:
+                await self._cursor.flush(db, self._id, self._messages if messages is None else messages)
+            except Exception as exc:  # never lose the turn over a write error: the next flush retries
+                self._events.warn(f"could not save messages to state.db: {exc}")
+
+        await self._write(work)
+
+    async def save_partial(self, snapshot: Callable[[], tuple[list[Message], str] | None]) -> None:
+        """Store the answer being streamed, marked interrupted until a flush settles it.
+
+        `snapshot()` is read once this write's turn comes (so it never saves a stream that ended
+        meanwhile) and gives the list the answer streams after and its text so far, or None.
+        Raises what the database raises (the caller decides how loudly to say so); the row and
+        the cursor stay consistent either way.
+        """
+        if not await self.ensure_row():
             return
-        try:
-            await self._cursor.flush(self._db, self._id, self._messages if messages is None else messages)
-        except Exception as exc:  # never lose the turn over a write error: the next flush retries
-            self._events.warn(f"could not save messages to state.db: {exc}")
+
+        async def work(db: SessionDB) -> None:
+            current = snapshot()
+            if current is not None:
+                await self._cursor.save_partial(db, self._id, *current)
+
+        await self._write(work)
+
+    async def discard_partial(self) -> None:
+        """Delete the stored partial answer, if one is unsettled (a turn whose end is not stored)."""
+
+        async def work(db: SessionDB) -> None:
+            try:
+                await self._cursor.discard_partial(db, self._id)
+            except Exception as exc:
+                self._events.warn(f"could not remove the partial answer from state.db: {exc}")
+
+        await self._write(work)
 
     def commit(self, messages: list[Message]) -> None:
         """A finished turn's working list becomes the live history."""

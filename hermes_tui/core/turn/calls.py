@@ -148,6 +148,7 @@ async def _recover(
             events.status(f"↻ Stream interrupted ({cause}) — using delivered content as final response")
             events.review("warning", f"The answer stopped early: {cause[:160]} — the delivered part was kept")
             acc.finish_reason = "stop"
+            state.partial, state.exit_reason = True, "partial_stream_recovery"  # Hermes's name (§7 layer 1)
             return acc
         case recovery.Fail(exit_reason=exit_reason, error=error, skip_persist=skip_persist):
             state.skip_persist = state.skip_persist or skip_persist

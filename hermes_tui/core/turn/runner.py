@@ -6,9 +6,12 @@ provider, the tool registry, the compression orchestrator, the context meter, th
 never with the Agent. The retry loop is `hermes_tui.core.turn.calls`; what a response leads to is
 `hermes_tui.core.turn.responses`.
 
-Interrupts: a cancelled turn (Ctrl-C) is caught here. The partial answer is kept as an assistant
-message marked interrupted, unanswered tool calls get error results so the history stays valid,
-everything is flushed to state.db, and `TurnFinished(interrupted=True)` is emitted.
+Crash safety: the user's message is written to state.db as the turn starts, and the answer is
+saved while it streams (`core.turn.partial_save`), so a process killed mid-turn loses neither.
+
+Interrupts: a cancelled turn (Ctrl-C, SIGTERM, SIGHUP) is caught here. The partial answer is kept
+as an assistant message marked interrupted, unanswered tool calls get error results so the history
+stays valid, everything is flushed to state.db, and `TurnFinished(interrupted=True)` is emitted.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from hermes_tui.core.tools.base import ToolResult
 from hermes_tui.core.turn import responses
 from hermes_tui.core.turn.calls import FAILED, RESTART, call_with_recovery
 from hermes_tui.core.turn.deps import TurnDeps
+from hermes_tui.core.turn.partial_save import PartialSaver
 from hermes_tui.core.turn.state import FinishedTurn, TurnResult, TurnState
 from hermes_tui.core.turn.streaming import StreamAccumulator, strip_think_blocks
 from hermes_tui.text_safety import valid_unicode
@@ -48,6 +52,7 @@ class TurnRunner:
     def __init__(self, deps: TurnDeps, user_message: str) -> None:
         self.deps = deps
         self.state = TurnState(user_message=sanitize_surrogates(user_message))
+        self.saver = PartialSaver(deps.session, self.state, deps.events)
 
     # ------------------------------------------------------------------ entry
 
@@ -62,6 +67,8 @@ class TurnRunner:
         state.messages.append({"role": "user", "content": state.user_message})
         deps.events.emit(ev.TurnStarted(session.id, state.user_message))
         try:
+            await session.flush(state.messages)  # the prompt is stored before anything can go wrong
+            self.saver.start()
             await session.prompt()
             deps.meter.publish(state.messages)
             await self._preflight()
@@ -272,8 +279,11 @@ class TurnRunner:
     async def _finish(self) -> TurnResult:
         deps, state = self.deps, self.state
         session = deps.session
+        await self.saver.stop()
         state.messages = strip_trailing_scaffolding(state.messages)
-        if not state.skip_persist:
+        if state.skip_persist:
+            await session.discard_partial()
+        else:
             await session.flush(state.messages)
         session.commit([m for m in state.messages if not m.get("_empty_terminal_sentinel")])
         completed = state.final_response is not None and not state.failed and not state.interrupted

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.turn.outcome import CONTENT_FILTERED, failure_reason
 from tests.fake_llm import RawStream, Reply
 from tests.faults.helpers import BOTH, Harness
 
@@ -171,6 +172,9 @@ async def test_an_openai_refusal_message_is_shown_as_the_answer(harness: Harness
     run = await harness.run("openai", refusal)
     run.assert_answered("I can't help with that request.")
     assert len(run.requests) == 1, "a refusal is an answer, not an empty response to retry"
+    # Shown, but not a real answer: stored as filtered, and `hermes-tui run` exits 1 for it.
+    assert run.stored[-1]["finish_reason"] == "content_filter"
+    assert failure_reason(run.result) == CONTENT_FILTERED
 
 
 async def test_an_anthropic_refusal_stop_with_its_explanation_shows_the_explanation(harness: Harness) -> None:

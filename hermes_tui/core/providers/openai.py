@@ -168,6 +168,7 @@ class _ChunkFolder:
         self.usage: Usage | None = None
         self.emitted_calls = 0
         self.content_seen = False
+        self.refused = False
         self.done = False  # the closing `data: [DONE]` arrived
 
     def feed(self, chunk: Any) -> tuple[list[StreamEvent], bool]:
@@ -189,6 +190,7 @@ class _ChunkFolder:
                 refusal = field_of(delta, "refusal")  # the model's own words when it declines
                 if isinstance(refusal, str) and refusal:
                     out.append(StreamText(refusal))
+                    self.refused = True
                 fragments = field_of(delta, "tool_calls") or []
                 for fragment in fragments:
                     self.calls.feed(fragment)
@@ -221,6 +223,8 @@ class _ChunkFolder:
         finish = _FINISH_ALIASES.get(self.finish, self.finish)
         if finish == "stop" and self.emitted_calls:
             finish = "tool_calls"  # e.g. Ollama reports "stop" on a tool-calling turn
+        if finish == "stop" and self.refused:
+            finish = "content_filter"  # the model declined: its words are shown, but it is not an answer
         if finish == "content_filter" and not self.content_seen:
             raise ProviderRefusal(self.finish)
         out.append(StreamFinish(finish))

@@ -226,6 +226,7 @@ class AnthropicProvider(Provider):
         self.thinking_budget = thinking_budget
         self.timeouts = timeouts or StreamTimeouts()
         self._client: AsyncAnthropic | None = None
+        self._retired: list[AsyncAnthropic] = []
 
     @property
     def endpoint(self) -> str:
@@ -288,7 +289,19 @@ class AnthropicProvider(Provider):
             yield StreamUsage(state.usage())
         yield StreamFinish(finish)
 
-    async def aclose(self) -> None:
+    def rekey(self, api_key: str) -> None:
+        """Use `api_key` from the next call on; the old client is closed with the provider."""
+        if api_key == self.api_key:
+            return
+        self.api_key = api_key
         if self._client is not None:
-            client, self._client = self._client, None
+            self._retired.append(self._client)
+            self._client = None
+
+    async def aclose(self) -> None:
+        clients, self._retired = self._retired, []
+        if self._client is not None:
+            clients.append(self._client)
+            self._client = None
+        for client in clients:
             await client.close()

@@ -134,6 +134,9 @@ class Provider(ABC):
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
         """Release network resources."""
 
+    def rekey(self, api_key: str) -> None:  # noqa: B027 - optional hook, keyless providers ignore it
+        """Use `api_key` from the next call on (a credential pool rotated)."""
+
     @property
     def label(self) -> str:
         return f"{self.name}:{self.model}"

@@ -266,6 +266,7 @@ class OpenAIProvider(Provider):
         self.reasoning_effort = reasoning_effort
         self.timeouts = timeouts or StreamTimeouts()
         self._client: AsyncOpenAI | None = None
+        self._retired: list[AsyncOpenAI] = []
 
     @property
     def endpoint(self) -> str:
@@ -334,7 +335,19 @@ class OpenAIProvider(Provider):
         for event in folder.close():
             yield event
 
-    async def aclose(self) -> None:
+    def rekey(self, api_key: str) -> None:
+        """Use `api_key` from the next call on; the old client is closed with the provider."""
+        if api_key == self.api_key:
+            return
+        self.api_key = api_key
         if self._client is not None:
-            client, self._client = self._client, None
+            self._retired.append(self._client)
+            self._client = None
+
+    async def aclose(self) -> None:
+        clients, self._retired = self._retired, []
+        if self._client is not None:
+            clients.append(self._client)
+            self._client = None
+        for client in clients:
             await client.close()

@@ -17,6 +17,7 @@ from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory import MemoryHooks
 from hermes_tui.core.messages import Message
 from hermes_tui.core.providers.base import Provider, Usage
+from hermes_tui.core.providers.chain import ProviderChain
 from hermes_tui.core.todo import TodoStore
 from hermes_tui.core.tools.base import ToolContext
 from hermes_tui.core.tools.registry import ToolRegistry
@@ -73,6 +74,8 @@ class Meter(Protocol):
 
     def lower_window(self, limit: int) -> bool: ...
 
+    def use_window(self, window: int, known: bool) -> None: ...
+
 
 class CompactionResult(Protocol):
     @property
@@ -103,7 +106,7 @@ class TurnDeps:
     """The collaborators of every turn of one agent."""
 
     session: TurnSession
-    provider: Provider
+    chain: ProviderChain  # the active provider, its fallbacks and key pools
     tools: ToolRegistry
     tool_schemas: list[dict[str, Any]]
     tool_context: Callable[[], ToolContext]
@@ -113,3 +116,8 @@ class TurnDeps:
     hooks: MemoryHooks
     settings: Settings
     backoff_base: float = 2.0
+
+    @property
+    def provider(self) -> Provider:
+        """The provider answering now (it changes when the turn falls back)."""
+        return self.chain.provider

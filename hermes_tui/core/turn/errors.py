@@ -132,9 +132,7 @@ class Phrases:
         "servicequotaexceededexception"
     )
     # the server is busy, not this key: back off on the same key, never rotate (some providers send it as a 429)
-    OVERLOADED = _phrases(
-        "overloaded|at capacity|over capacity"
-    )
+    OVERLOADED = _phrases("overloaded|at capacity|over capacity")
     REQUEST_VALIDATION = _phrases(
         "unknown parameter|unsupported parameter|unrecognized request argument|invalid_request_error|"
         "extra inputs are not permitted|validation error|unknown_parameter|unsupported_parameter"
@@ -146,9 +144,7 @@ class Phrases:
     )
     REQUEST_VALIDATION_CODES = frozenset({"invalid_request_error", "unknown_parameter", "unsupported_parameter"})
     # a gateway's own 5xx page in front of the origin: on a large session the prompt size is the likely cause
-    GATEWAY_ORIGIN = _phrases(
-        "origin_bad_gateway|origin_unavailable|invalid or incomplete response|cloudflare"
-    )
+    GATEWAY_ORIGIN = _phrases("origin_bad_gateway|origin_unavailable|invalid or incomplete response|cloudflare")
     PAYLOAD_TOO_LARGE = _phrases("request entity too large|payload too large|error code: 413")
     AUTH = _phrases(
         "invalid api key|invalid_api_key|invalid x-api-key|incorrect api key|api key not valid|"
@@ -478,7 +474,11 @@ def _by_status(ctx: _Context, text: str, body_message: str, codes: list[str]) ->
         return ctx.result(R.RATE_LIMIT)
     if status == 400:
         return _classify_400(ctx, text, body_message, codes)
-    if status in (500, 502, 503, 504) and _has(text, Phrases.GATEWAY_ORIGIN) and ctx.is_large_session(0.6, 120_000, 200):
+    if (
+        status in (500, 502, 503, 504)
+        and _has(text, Phrases.GATEWAY_ORIGIN)
+        and ctx.is_large_session(0.6, 120_000, 200)
+    ):
         return ctx.result(R.CONTEXT_OVERFLOW)  # a gateway hid the provider's overflow answer behind its own page
     if status in (500, 502):
         if _has(text, Phrases.REQUEST_VALIDATION) or Phrases.REQUEST_VALIDATION_CODES.intersection(codes):

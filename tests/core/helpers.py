@@ -12,6 +12,7 @@ from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.core.agent import Agent
 from hermes_tui.core.bootstrap import build_registry
+from hermes_tui.core.providers.chain import build_chain
 from hermes_tui.core.providers.factory import make_provider
 from hermes_tui.store.db import SessionDB
 
@@ -58,16 +59,29 @@ async def make_agent(
     approver: Any = None,
     cwd: Path | None = None,
     db: SessionDB | None = None,
+    env: dict[str, str] | None = None,
 ) -> tuple[Agent, SessionDB, EventLog]:
-    """A real Agent with a real state.db under tmp_path; retries back off in milliseconds."""
+    """A real Agent with a real state.db under tmp_path; retries back off in milliseconds.
+
+    `settings.chain` (fallbacks, credential pools) is resolved as the app does, with `env` (default: empty)
+    standing in for the environment.
+    """
     home = Home(tmp_path / "home").ensure()
     settings = settings or Settings()
     db = db or await SessionDB.open(home.state_db)
     log = EventLog()
+    resolved = settings  # the chain's routes are built with the same timeouts as the primary
+
+    def make(route_choice: ProviderChoice) -> Any:
+        return make_provider(route_choice, timeouts=resolved.timeouts)
+
+    primary = make(choice)
+    chain, _skipped = build_chain(settings, choice, primary, make, env=env or {})
     agent = Agent(
         settings=settings,
         home=home,
-        provider=make_provider(choice, timeouts=settings.timeouts),
+        provider=primary,
+        chain=chain,
         db=db,
         sink=log,
         approver=approver,

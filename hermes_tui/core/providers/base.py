@@ -54,6 +54,14 @@ class StreamText:
 @dataclass(frozen=True)
 class StreamReasoning:
     text: str
+    field: str = ""  # the OpenAI-compatible delta field it came in ("reasoning_content" is replayed as such)
+
+
+@dataclass(frozen=True)
+class StreamReasoningBlock:
+    """A finished provider reasoning block to keep and replay verbatim (Anthropic thinking + signature)."""
+
+    block: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -77,7 +85,7 @@ class StreamFinish:
     reason: str
 
 
-StreamEvent = StreamText | StreamReasoning | StreamToolCall | StreamUsage | StreamFinish
+StreamEvent = StreamText | StreamReasoning | StreamReasoningBlock | StreamToolCall | StreamUsage | StreamFinish
 
 
 def field_of(obj: Any, name: str) -> Any:

@@ -16,6 +16,7 @@ from hermes_tui.core.providers.base import (
     StreamEvent,
     StreamFinish,
     StreamReasoning,
+    StreamReasoningBlock,
     StreamText,
     StreamToolCall,
     StreamUsage,
@@ -47,6 +48,8 @@ class StreamAccumulator:
     tool_calls: list[StreamToolCall] = field(default_factory=list)
     usage: Usage | None = None
     finish_reason: str = ""
+    reasoning_details: list[dict[str, Any]] = field(default_factory=list)  # signed blocks, replayed verbatim
+    reasoning_field: str = ""
 
     def feed(self, event: StreamEvent) -> ev.Event | None:
         """Record one provider event; return the core event to emit, if any."""
@@ -57,7 +60,10 @@ class StreamAccumulator:
         elif isinstance(event, StreamReasoning):
             if event.text:
                 self.reasoning_parts.append(event.text)
+                self.reasoning_field = self.reasoning_field or event.field
                 return ev.ReasoningDelta(event.text)
+        elif isinstance(event, StreamReasoningBlock):
+            self.reasoning_details.append(event.block)
         elif isinstance(event, StreamToolCall):
             self.tool_calls.append(event)
         elif isinstance(event, StreamUsage):
@@ -97,5 +103,9 @@ class StreamAccumulator:
         reasoning = self.reasoning
         if reasoning:
             message["reasoning"] = reasoning
+            if self.reasoning_field == "reasoning_content":
+                message["reasoning_content"] = reasoning
+        if self.reasoning_details:
+            message["reasoning_details"] = list(self.reasoning_details)
         message["finish_reason"] = finish_reason or self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
         return message

@@ -60,6 +60,7 @@ async def make_agent(
     cwd: Path | None = None,
     db: SessionDB | None = None,
     env: dict[str, str] | None = None,
+    registry: Any = None,
 ) -> tuple[Agent, SessionDB, EventLog]:
     """A real Agent with a real state.db under tmp_path; retries back off in milliseconds.
 
@@ -70,10 +71,9 @@ async def make_agent(
     settings = settings or Settings()
     db = db or await SessionDB.open(home.state_db)
     log = EventLog()
-    resolved = settings  # the chain's routes are built with the same timeouts as the primary
 
     def make(route_choice: ProviderChoice) -> Any:
-        return make_provider(route_choice, timeouts=resolved.timeouts)
+        return make_provider(route_choice, timeouts=settings.timeouts)
 
     primary = make(choice)
     chain, _skipped = build_chain(settings, choice, primary, make, env=env or {})
@@ -87,7 +87,7 @@ async def make_agent(
         approver=approver,
         source="cli",
         cwd=cwd or tmp_path,
-        registry=build_registry(),
+        registry=registry or build_registry(),
         backoff_base=0.001,
     )
     return agent, db, log

@@ -140,6 +140,7 @@ def fall_back(state: TurnState, deps: TurnDeps, reason: str, message: str) -> bo
 
 
 def _apply_repair(state: TurnState, deps: TurnDeps, kind: str) -> int:
+    """Apply one repair; how many things it changed (0: nothing to fix, the call is simply tried again)."""
     if kind in STICKY_REPAIRS:
         deps.chain.active.quirks.add(kind)
         return 1
@@ -209,10 +210,10 @@ async def _recover(
             return _FRESH
         case recovery.Repair(kind=kind, reason=reason):
             repairs_used.add(kind)
-            changed = _apply_repair(state, deps, kind)
+            _apply_repair(state, deps, kind)
             events.review("warning", f"API {reason}: {REPAIR_TEXT[kind]} and retrying once")
             events.status(f"↻ {reason.replace('_', ' ')} — repairing the request and retrying")
-            return _FRESH if changed else _AGAIN
+            return _FRESH
         case recovery.Retry(delay=delay, attempt=attempt, reason=reason, message=message):
             events.status(f"↻ {reason.replace('_', ' ')} — retrying in {delay:.1f}s ({attempt}/{max_retries})")
             events.review("warning", f"API {reason}: {message[:160]} — retry {attempt}/{max_retries}")

@@ -14,7 +14,6 @@ everything is flushed to state.db, and `TurnFinished(interrupted=True)` is emitt
 from __future__ import annotations
 
 import asyncio
-import time
 
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.scaffolding import strip_trailing_scaffolding
@@ -24,6 +23,7 @@ from hermes_tui.core.turn.calls import FAILED, RESTART, call_with_recovery
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.state import TurnResult, TurnState
 from hermes_tui.core.turn.streaming import StreamAccumulator, strip_think_blocks
+from hermes_tui.core.turn.tool_batch import run_tool_calls
 
 MAX_ITERATIONS_PROMPT = (
     "You've reached the maximum number of tool-calling iterations allowed. Please provide a final "
@@ -181,7 +181,6 @@ class TurnRunner:
 
     async def _run_tools(self, acc: StreamAccumulator) -> None:
         deps, state = self.deps, self.state
-        events = deps.events
         state.pop_prefill()
         state.reset_empty_recovery()
         state.nudged_this_round = False
@@ -190,17 +189,7 @@ class TurnRunner:
         if strip_think_blocks(acc.text):
             state.last_content_with_tools = acc.text
             state.last_tool_names = names
-        context = deps.tool_context()
-        for call in acc.tool_calls:
-            events.emit(ev.ToolCallStarted(call.id, call.name, call.arguments))
-            started = time.monotonic()
-            result = await deps.tools.dispatch(call.name, call.arguments, context)
-            events.emit(
-                ev.ToolCallFinished(call.id, call.name, result.content, result.is_error, time.monotonic() - started)
-            )
-            state.messages.append(
-                {"role": "tool", "content": result.content, "tool_call_id": call.id, "tool_name": call.name}
-            )
+        await run_tool_calls(acc.tool_calls, deps, deps.tool_context(), state.messages)
         await deps.session.flush(state.messages)
         deps.meter.publish(state.messages)
         await self._after_tools_check()

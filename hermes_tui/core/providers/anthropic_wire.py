@@ -185,8 +185,8 @@ def _wire_message(message: dict[str, Any]) -> dict[str, Any] | None:
     else:  # user, and any later "system" message (kept as user text so nothing is lost)
         blocks = content_blocks(message.get("content"))
         wire_role = "user"
-    if not blocks:
-        return None
+    if not blocks or all(block.get("type") in ("thinking", "redacted_thinking") for block in blocks):
+        return None  # nothing, or a thinking-only turn (Hermes drops those from the request copy)
     markable = [block for block in blocks if block.get("type") not in ("thinking", "redacted_thinking")]
     if marker and markable:
         markable[-1].setdefault("cache_control", marker)

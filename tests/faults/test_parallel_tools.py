@@ -31,9 +31,7 @@ def search(call_id: str, query: str) -> tuple[str, str, str]:
 
 
 @pytest.mark.parametrize("protocol", BOTH)
-async def test_read_only_calls_in_one_answer_run_together_and_answer_in_order(
-    harness: Harness, protocol: str
-) -> None:
+async def test_read_only_calls_in_one_answer_run_together_and_answer_in_order(harness: Harness, protocol: str) -> None:
     calls = [search("call_a", "alpha"), search("call_b", "beta"), search("call_c", "gamma")]
     run = await harness.run(protocol, Reply(tool_calls=calls), Reply(text="Searched."))
     run.assert_answered("Searched.")

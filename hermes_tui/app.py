@@ -284,6 +284,10 @@ class HermesApp(App[int]):
     async def _show_warning(self, event: ev.Warning) -> None:
         self.main.conversation.add_notice("warning", event.text)
 
+    @handles(ev.ProviderSwitched)
+    async def _show_provider_switched(self, event: ev.ProviderSwitched) -> None:
+        self.main.status_bar.set_provider(event.provider, event.model)
+
     @handles(ev.Status)
     async def _show_status(self, event: ev.Status) -> None:
         self.main.status_bar.state = event.text

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from hermes_tui.config_chain import KEYS as CHAIN_KEYS
+from hermes_tui.config_chain import ChainConfigError, ChainSettings, parse_chain
 from hermes_tui.store.file_modes import PRIVATE_DIR_MODE, looser_than, make_private_dir, permission_bits
 
 DEFAULT_HOME = "~/.hermes-tui"
@@ -151,6 +153,8 @@ class Settings:
     prompt_caching: PromptCachingSettings = field(default_factory=PromptCachingSettings)
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     timeouts: TimeoutsSettings = field(default_factory=TimeoutsSettings)
+    # fallback providers/models and credential pools (top-level keys, see hermes_tui.config_chain)
+    chain: ChainSettings = field(default_factory=ChainSettings)
 
 
 # --------------------------------------------------------------------------- home
@@ -337,7 +341,7 @@ def _apply(
     for key, value in data.items():
         dotted = f"{prefix}{key}"
         label = label_of(dotted)
-        if key not in hints:
+        if key not in hints or key == "chain":
             raise ConfigError(f"{source}: unknown key '{dotted}'")
         tp = hints[key]
         if dataclasses.is_dataclass(tp):
@@ -441,7 +445,13 @@ def load_settings(
     env = os.environ if env is None else env
     settings = Settings()
     origins = _Origins(home.config_file)
-    _apply(settings, load_config_file(home.config_file), origins, str(home.config_file), origins.file_label)
+    data = load_config_file(home.config_file)
+    try:
+        settings.chain = parse_chain(data)
+    except ChainConfigError as exc:
+        raise ConfigError(f"{home.config_file}: {exc}") from None
+    data = {key: value for key, value in data.items() if key not in CHAIN_KEYS}
+    _apply(settings, data, origins, str(home.config_file), origins.file_label)
     env_layer, env_names = _env_layer(env)
     env_label = lambda dotted: f"environment variable {env_names.get(dotted, dotted)}"  # noqa: E731
     _apply(settings, env_layer, origins, "environment", env_label)
@@ -465,7 +475,7 @@ class ProviderChoice:
 
     provider: str
     model: str
-    api_key: str
+    api_key: str = field(repr=False)  # never rendered: a repr may reach a log
     base_url: str
     is_demo: bool
     reason: str = ""  # why this provider was picked (shown in the UI for the demo fallback)

@@ -28,6 +28,7 @@ from hermes_tui.core.plugins import PluginManager
 from hermes_tui.core.prompt import PromptInputs, build_system_prompt
 from hermes_tui.core.prompt_context import cap
 from hermes_tui.core.providers.base import Provider
+from hermes_tui.core.providers.chain import ProviderChain
 from hermes_tui.core.review.records import ReviewRecord, load_records, review_nodes
 from hermes_tui.core.review.reviewer import BackgroundReviewer
 from hermes_tui.core.session.compression import CompressionOrchestrator
@@ -72,10 +73,10 @@ class Agent:
         registry: ToolRegistry | None = None,
         session_id: str | None = None,
         backoff_base: float = DEFAULT_BACKOFF_BASE,
+        chain: ProviderChain | None = None,
     ) -> None:
         self.settings = settings
         self.home = home
-        self.provider = provider
         self.aux_provider = aux_provider
         self.db = db
         self.approver = approver
@@ -85,6 +86,8 @@ class Agent:
         self.events = Emitter(sink)
 
         window, known = context_window(provider.model, settings.model.context_length)
+        # the provider answering now, its fallbacks and key pools (core/providers/chain.py)
+        self.chain = chain or ProviderChain.single(provider, window, known)
         if window < MINIMUM_CONTEXT_LENGTH:
             raise AgentError(
                 f"model window {window:,} tokens is below the {MINIMUM_CONTEXT_LENGTH:,}-token minimum "
@@ -186,6 +189,11 @@ class Agent:
     # ------------------------------------------------------------------ what the front-ends read
 
     @property
+    def provider(self) -> Provider:
+        """The provider answering now: the primary, or a fallback for the rest of the turn."""
+        return self.chain.provider
+
+    @property
     def session_id(self) -> str:
         return self.session.id
 
@@ -227,12 +235,22 @@ class Agent:
     async def run_conversation(self, user_message: str) -> TurnResult:
         """Run one user turn to completion, interruption or failure; persist what happened."""
         async with self._turn_lock:
+            self._restore_primary()
             return await TurnRunner(self._turn_deps(), user_message).run()
+
+    def _restore_primary(self) -> None:
+        """A fallback lasts one turn: the next turn starts on the primary again (reference §6.0 step 1)."""
+        if not self.chain.restore_primary():
+            return
+        route = self.chain.active
+        self.meter.use_window(route.window, route.window_known)
+        self.events.review("fallback", f"Back on the primary provider {route.label}")
+        self.events.emit(ev.ProviderSwitched(route.choice.provider, route.choice.model, "restored"))
 
     def _turn_deps(self) -> TurnDeps:
         return TurnDeps(
             session=self.session,
-            provider=self.provider,
+            chain=self.chain,
             tools=self.registry,
             tool_schemas=self.tool_schemas,
             tool_context=self._tool_context,
@@ -350,8 +368,9 @@ class Agent:
             self.memory_hooks.on_session_end(self.session.messages)
         await self.memory_hooks.shutdown()
         await self.session.end(end_reason)
-        for provider in {id(p): p for p in (self.provider, self.aux_provider) if p}.values():
+        await self.chain.aclose()
+        if self.aux_provider is not None and all(self.aux_provider is not r.provider for r in self.chain.routes):
             try:
-                await provider.aclose()
+                await self.aux_provider.aclose()
             except Exception:
                 pass

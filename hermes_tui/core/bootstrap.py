@@ -66,21 +66,28 @@ async def open_agent(
 ) -> tuple[Agent, SessionDB]:
     """Open state.db and build the Agent; StoreError/AgentError/ConfigError carry one-line messages."""
     from hermes_tui.core.agent import Agent
+    from hermes_tui.core.providers.chain import build_chain
     from hermes_tui.core.providers.factory import make_provider
     from hermes_tui.store.db import SessionDB
 
+    def make(route_choice: ProviderChoice) -> Provider:
+        return make_provider(
+            route_choice,
+            max_tokens=settings.model.max_tokens,
+            reasoning_effort=settings.model.reasoning_effort,
+            timeouts=settings.timeouts,
+        )
+
     aux = summary_provider(settings, choice)
+    primary = make(choice)
+    chain, skipped = build_chain(settings, choice, primary, make)
     db = await SessionDB.open(home.state_db)
     try:
         agent = Agent(
             settings=settings,
             home=home,
-            provider=make_provider(
-                choice,
-                max_tokens=settings.model.max_tokens,
-                reasoning_effort=settings.model.reasoning_effort,
-                timeouts=settings.timeouts,
-            ),
+            provider=primary,
+            chain=chain,
             db=db,
             aux_provider=aux,
             sink=sink,
@@ -92,6 +99,8 @@ async def open_agent(
     except Exception:
         await db.close()
         raise
+    for line in skipped:
+        agent.events.warn(line)
     if not agent.context_window_known:
         agent.events.warn(
             f"Unknown model '{agent.provider.model}': assuming a {agent.meter.context_length:,}-token window. "

@@ -160,6 +160,15 @@ class HistoryReplaced(Event):
 
 
 @dataclass(frozen=True)
+class ProviderSwitched(Event):
+    """Another provider/model answers from now on (a fallback, or the primary restored)."""
+
+    provider: str
+    model: str
+    reason: str  # the failure class that moved the turn, or "restored"
+
+
+@dataclass(frozen=True)
 class TurnFinished(Event):
     session_id: str
     final_response: str | None

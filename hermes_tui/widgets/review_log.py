@@ -28,6 +28,7 @@ DEFAULT_MAX_ENTRIES = 500
 KIND_ICONS = {
     "compression": "🗜",
     "rotation": "↻",
+    "fallback": "↪",
     "memory": "✎",
     "skill": "✦",
     "warning": "⚠",

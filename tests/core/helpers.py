@@ -13,6 +13,7 @@ from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.core.agent import Agent
 from hermes_tui.core.bootstrap import build_registry
+from hermes_tui.core.providers.chain import build_chain
 from hermes_tui.core.providers.factory import make_provider
 from hermes_tui.store.db import SessionDB
 
@@ -72,27 +73,37 @@ async def make_agent(
     db: SessionDB | None = None,
     auto_title: bool = False,
     review: bool = False,
+    env: dict[str, str] | None = None,
+    registry: Any = None,
 ) -> tuple[Agent, SessionDB, EventLog]:
     """A real Agent with a real state.db under tmp_path; retries back off in milliseconds.
 
     Auto-titles and the self-review nudges are off unless asked for: their model calls would take
-    scripted fake-server replies.
+    scripted fake-server replies. `settings.chain` (fallbacks, credential pools) is resolved as the
+    app does, with `env` (default: empty) standing in for the environment.
     """
     home = Home(tmp_path / "home").ensure()
     settings = settings or Settings()
     settings = background_work(settings, auto_title=auto_title, review=review)
     db = db or await SessionDB.open(home.state_db)
     log = EventLog()
+
+    def make(route_choice: ProviderChoice) -> Any:
+        return make_provider(route_choice, timeouts=settings.timeouts)
+
+    primary = make(choice)
+    chain, _skipped = build_chain(settings, choice, primary, make, env=env or {})
     agent = Agent(
         settings=settings,
         home=home,
-        provider=make_provider(choice, timeouts=settings.timeouts),
+        provider=primary,
+        chain=chain,
         db=db,
         sink=log,
         approver=approver,
         source="cli",
         cwd=cwd or tmp_path,
-        registry=build_registry(),
+        registry=registry or build_registry(),
         backoff_base=0.001,
     )
     return agent, db, log

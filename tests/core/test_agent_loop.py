@@ -167,12 +167,16 @@ async def test_auth_error_is_not_retried(tmp_path: Path, server: FakeLLMServer) 
     await db.close()
 
 
-async def test_stream_dying_after_text_keeps_delivered_content(tmp_path: Path, server: FakeLLMServer) -> None:
-    server.enqueue(Disconnect(after_chunks=4, reply=Reply(text="The first part of a long answer", chunk_size=3)))
+async def test_stream_dying_after_text_is_continued_and_joined(tmp_path: Path, server: FakeLLMServer) -> None:
+    server.enqueue(
+        Disconnect(after_chunks=4, reply=Reply(text="The first part of a long answer", chunk_size=3)),
+        Reply(text=" and the rest."),
+    )
     agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     result = await agent.run_conversation("tell me")
-    assert result.final_response and result.final_response == log.text()
-    assert any("delivered content" in s.text for s in log.of(ev.Status))
+    assert result.final_response == log.text() == "The first and the rest."
+    assert any("asking the model to continue" in s.text for s in log.of(ev.Status))
+    assert "cut off by a network error" in server.requests[1].body["messages"][-1]["content"]
     await db.close()
 
 

@@ -108,6 +108,24 @@ class Run:
         self.assert_prompt_stored()
         assert self.stored[-1]["role"] == "assistant" and self.stored[-1]["content"] == text
 
+    def assert_continued(self, *parts: str) -> None:
+        """An answer cut (by the output limit or the network) and continued: the user sees the parts joined;
+        state.db holds each part as its own assistant row, with the continuation request between them,
+        and the last row only the last part (nothing counted twice in the context)."""
+        self.assert_no_crash()
+        joined = "".join(parts)
+        result = self.result
+        assert result.completed and not result.failed, (result.exit_reason, result.error)
+        assert result.final_response == joined == self.log.text(), (result.final_response, self.log.text())
+        assert self.finished.final_response == joined
+        self.assert_prompt_stored()
+        rows = [(row["role"], row["content"]) for row in self.stored[1:]]
+        assistants = [content for role, content in rows if role == "assistant"]
+        assert assistants == list(parts), rows
+        continuations = [content for role, content in rows if role == "user"]
+        assert len(continuations) == len(parts) - 1 and all("[System:" in text for text in continuations), rows
+        assert sum(content.count(parts[0]) for _, content in rows) == 1, "a part is stored once"
+
     def assert_failed(self, *fragments: str) -> None:
         """A failed (not completed) turn whose one-line error names the cause."""
         self.assert_no_crash()

@@ -68,7 +68,7 @@ async def test_a_content_filter_stop_after_text_keeps_it_and_says_why_it_stopped
 @pytest.mark.parametrize("protocol", BOTH)
 async def test_an_answer_cut_by_the_output_limit_is_continued_and_joined(harness: Harness, protocol: str) -> None:
     run = await harness.run(protocol, Reply(text="The first half, ", finish="length"), Reply(text="and the second."))
-    run.assert_answered("The first half, and the second.")
+    run.assert_continued("The first half, ", "and the second.")
     assert len(run.requests) == 2
     second = run.requests[1].body
     assert "Continue exactly where you left off" in json.dumps(second)

@@ -47,22 +47,24 @@ async def test_malformed_streams_on_every_attempt_fail_naming_the_fault(harness:
 
 
 @pytest.mark.parametrize("protocol", BOTH)
-async def test_an_event_cut_in_half_at_the_end_keeps_the_text_before_it(harness: Harness, protocol: str) -> None:
+async def test_an_event_cut_in_half_at_the_end_is_continued_after_the_text_before_it(
+    harness: Harness, protocol: str
+) -> None:
     reply = Reply(text="One two three four", chunk_size=4)
     events = first_text_events(protocol, reply, 3)
     cut = events_of(protocol, reply)[len(events)][:25]  # half an event, no blank line, then a clean end
-    run = await harness.run(protocol, RawStream([*events, cut]))
-    run.assert_partial_kept("One two thre")
-    assert any("delivered content" in status for status in run.statuses)
+    run = await harness.run(protocol, RawStream([*events, cut]), Reply(text="e four"))
+    run.assert_continued("One two thre", "e four")
+    assert any("continue" in status for status in run.statuses)
 
 
 @pytest.mark.parametrize("protocol", BOTH)
-async def test_a_stream_that_stops_without_a_finish_reason_keeps_the_delivered_text(
-    harness: Harness, protocol: str
-) -> None:
-    run = await harness.run(protocol, Reply(text="Partial but real.", send_finish=False, terminal=False))
-    run.assert_partial_kept("Partial but real.")
-    assert len(run.requests) == 1
+async def test_a_stream_that_stops_without_a_finish_reason_is_continued(harness: Harness, protocol: str) -> None:
+    run = await harness.run(
+        protocol, Reply(text="Partial but real.", send_finish=False, terminal=False), Reply(text=" And complete.")
+    )
+    run.assert_continued("Partial but real.", " And complete.")
+    assert len(run.requests) == 2
 
 
 @pytest.mark.parametrize("protocol", BOTH)

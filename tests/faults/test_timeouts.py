@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 
@@ -132,10 +133,11 @@ async def test_keep_alives_on_every_attempt_fail_the_turn_naming_the_timeout(har
 
 
 @pytest.mark.parametrize("protocol", BOTH)
-async def test_a_stall_mid_answer_keeps_the_delivered_text(harness: Harness, protocol: str) -> None:
-    run = await harness.run(protocol, Hang(30, first_text="The notes say"))
-    run.assert_partial_kept("The notes say")
-    assert len(run.requests) == 1
+async def test_a_stall_mid_answer_is_continued_where_it_stopped(harness: Harness, protocol: str) -> None:
+    run = await harness.run(protocol, Hang(30, first_text="The notes say"), Reply(text=" the code is 4242."))
+    run.assert_continued("The notes say", " the code is 4242.")
+    assert len(run.requests) == 2
+    assert "network error" in json.dumps(run.requests[1].body["messages"][-1])
     told = [*run.statuses, *run.warnings, *(entry.text for entry in run.log.of(ev.ReviewEntry))]
     assert any("stream idle timeout" in text for text in told), f"the user is not told why the answer stopped: {told}"
 

@@ -29,12 +29,30 @@ async def test_a_reset_before_the_answer_is_retried(harness: Harness, protocol: 
 
 
 @pytest.mark.parametrize("protocol", BOTH)
-async def test_a_reset_mid_answer_keeps_the_delivered_text(harness: Harness, protocol: str) -> None:
+async def test_a_reset_mid_answer_is_continued_not_thrown_away(harness: Harness, protocol: str) -> None:
     reply = Reply(text="The notes mention a launch code and then", chunk_size=6)
-    run = await harness.run(protocol, Reset(after_chunks=6, reply=reply))
-    run.assert_partial_kept("The no")
-    assert len(run.requests) == 1, "delivered text is not thrown away by a retry"
-    assert any("delivered content" in status for status in run.statuses)
+    run = await harness.run(protocol, Reset(after_chunks=6, reply=reply), Reply(text="tes mention 4242."))
+    first = run.stored[1]["content"]
+    assert first and reply.text.startswith(first) and first != reply.text
+    run.assert_continued(first, "tes mention 4242.")
+    assert len(run.requests) == 2, "delivered text is kept: the model continues it"
+    assert any("asking the model to continue" in status for status in run.statuses)
+    sent = run.requests[1].body["messages"]
+    assert [m["role"] for m in sent][-3:] == ["user", "assistant", "user"], "the cut part is sent back as the model's"
+    assert first.strip() in json.dumps(sent[-2])
+
+
+@pytest.mark.parametrize("protocol", BOTH)
+async def test_a_stream_cut_four_times_keeps_the_joined_parts(harness: Harness, protocol: str) -> None:
+    def cut(text: str) -> Reset:
+        return Reset(after_chunks=4, reply=Reply(text=text, chunk_size=2))
+
+    run = await harness.run(protocol, cut("aabbccdd"), cut("eeffgghh"), cut("iijjkkll"), cut("mmnnoopp"))
+    run.assert_no_crash()
+    delivered = run.log.text()
+    assert len(run.requests) == 4, "three continuations, then the parts are kept"
+    assert run.result.final_response == delivered and not run.result.failed
+    assert run.stored[-1]["role"] == "assistant"
 
 
 @pytest.mark.parametrize("protocol", BOTH)

@@ -25,6 +25,7 @@ from hermes_tui.core.providers.base import (
     StreamEvent,
     StreamFinish,
     StreamReasoning,
+    StreamReasoningBlock,
     StreamText,
     StreamToolCall,
     StreamUsage,
@@ -116,6 +117,9 @@ class _StreamState:
                 "name": field_of(block, "name") or "",
                 "input": field_of(block, "input"),
                 "json": [],
+                "thinking": [field_of(block, "thinking") or ""],
+                "signature": field_of(block, "signature") or "",
+                "data": field_of(block, "data") or "",
             }
             if field_of(block, "type") == "text" and field_of(block, "text"):
                 return [StreamText(field_of(block, "text"))]
@@ -139,7 +143,12 @@ class _StreamState:
             return [StreamText(text)] if text else []
         if kind == "thinking_delta":
             text = field_of(delta, "thinking") or ""
+            if text and index in self.blocks:
+                self.blocks[index]["thinking"].append(text)
             return [StreamReasoning(text)] if text else []
+        if kind == "signature_delta" and index in self.blocks:
+            self.blocks[index]["signature"] += field_of(delta, "signature") or ""
+            return []
         if kind == "input_json_delta":
             block = self.blocks.setdefault(index, {"type": "tool_use", "id": "", "name": "", "input": None, "json": []})
             block["json"].append(field_of(delta, "partial_json") or "")
@@ -147,6 +156,8 @@ class _StreamState:
 
     def _block_stop(self, index: int) -> list[StreamEvent]:
         block = self.blocks.pop(index, None)
+        if block and block["type"] in ("thinking", "redacted_thinking"):
+            return _reasoning_block(block)
         if not block or block["type"] != "tool_use":
             return []
         arguments = "".join(block["json"])
@@ -172,6 +183,16 @@ class _StreamState:
         if finish == "content_filter" and not self.content_seen:
             raise ProviderRefusal(self.stop_reason or finish)
         return finish
+
+
+def _reasoning_block(block: dict[str, Any]) -> list[StreamEvent]:
+    """A finished thinking block, kept with its signature so it can be sent back as Anthropic requires."""
+    if block["type"] == "redacted_thinking":
+        return [StreamReasoningBlock({"type": "redacted_thinking", "data": block["data"]})] if block["data"] else []
+    if not block["signature"]:
+        return []  # an unsigned block cannot be replayed
+    thinking = "".join(block["thinking"])
+    return [StreamReasoningBlock({"type": "thinking", "thinking": thinking, "signature": block["signature"]})]
 
 
 def is_content_event(event: Any) -> bool:
@@ -226,6 +247,7 @@ class AnthropicProvider(Provider):
         self.thinking_budget = thinking_budget
         self.timeouts = timeouts or StreamTimeouts()
         self._client: AsyncAnthropic | None = None
+        self._retired: list[AsyncAnthropic] = []
 
     @property
     def endpoint(self) -> str:
@@ -288,7 +310,19 @@ class AnthropicProvider(Provider):
             yield StreamUsage(state.usage())
         yield StreamFinish(finish)
 
-    async def aclose(self) -> None:
+    def rekey(self, api_key: str) -> None:
+        """Use `api_key` from the next call on; the old client is closed with the provider."""
+        if api_key == self.api_key:
+            return
+        self.api_key = api_key
         if self._client is not None:
-            client, self._client = self._client, None
+            self._retired.append(self._client)
+            self._client = None
+
+    async def aclose(self) -> None:
+        clients, self._retired = self._retired, []
+        if self._client is not None:
+            clients.append(self._client)
+            self._client = None
+        for client in clients:
             await client.close()

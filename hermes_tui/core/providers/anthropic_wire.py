@@ -131,6 +131,23 @@ def _tool_use_blocks(tool_calls: list[Any]) -> list[dict[str, Any]]:
     return blocks
 
 
+def _thinking_blocks(details: Any) -> list[dict[str, Any]]:
+    """The signed thinking blocks an assistant message kept, first in its content, as Anthropic expects them back."""
+    if not isinstance(details, list):
+        return []
+    blocks: list[dict[str, Any]] = []
+    for item in details:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "thinking" and item.get("signature"):
+            blocks.append(
+                {"type": "thinking", "thinking": str(item.get("thinking") or ""), "signature": item["signature"]}
+            )
+        elif item.get("type") == "redacted_thinking" and item.get("data"):
+            blocks.append({"type": "redacted_thinking", "data": item["data"]})
+    return blocks
+
+
 def _tool_result_block(message: dict[str, Any]) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": str(message.get("tool_call_id") or "")}
     content = message.get("content")
@@ -162,16 +179,17 @@ def _wire_message(message: dict[str, Any]) -> dict[str, Any] | None:
         blocks = [_tool_result_block(message)]
         wire_role = "user"
     elif role == "assistant":
-        blocks = content_blocks(message.get("content"))
+        blocks = _thinking_blocks(message.get("reasoning_details")) + content_blocks(message.get("content"))
         blocks += _tool_use_blocks(list(message.get("tool_calls") or []))
         wire_role = "assistant"
     else:  # user, and any later "system" message (kept as user text so nothing is lost)
         blocks = content_blocks(message.get("content"))
         wire_role = "user"
-    if not blocks:
-        return None
-    if marker:
-        blocks[-1].setdefault("cache_control", marker)
+    if not blocks or all(block.get("type") in ("thinking", "redacted_thinking") for block in blocks):
+        return None  # nothing, or a thinking-only turn (Hermes drops those from the request copy)
+    markable = [block for block in blocks if block.get("type") not in ("thinking", "redacted_thinking")]
+    if marker and markable:
+        markable[-1].setdefault("cache_control", marker)
     return {"role": wire_role, "content": blocks}
 
 

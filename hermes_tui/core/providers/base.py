@@ -56,6 +56,14 @@ class StreamText:
 @dataclass(frozen=True)
 class StreamReasoning:
     text: str
+    field: str = ""  # the OpenAI-compatible delta field it came in ("reasoning_content" is replayed as such)
+
+
+@dataclass(frozen=True)
+class StreamReasoningBlock:
+    """A finished provider reasoning block to keep and replay verbatim (Anthropic thinking + signature)."""
+
+    block: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -79,7 +87,7 @@ class StreamFinish:
     reason: str
 
 
-StreamEvent = StreamText | StreamReasoning | StreamToolCall | StreamUsage | StreamFinish
+StreamEvent = StreamText | StreamReasoning | StreamReasoningBlock | StreamToolCall | StreamUsage | StreamFinish
 
 
 def field_of(obj: Any, name: str) -> Any:
@@ -135,6 +143,9 @@ class Provider(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
         """Release network resources."""
+
+    def rekey(self, api_key: str) -> None:  # noqa: B027 - optional hook, keyless providers ignore it
+        """Use `api_key` from the next call on (a credential pool rotated)."""
 
     @property
     def label(self) -> str:

@@ -78,9 +78,15 @@ def _wire_tool_call(call: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def wire_message(message: dict[str, Any]) -> dict[str, Any]:
-    """The copy of one canonical message that goes on the wire."""
+def wire_message(message: dict[str, Any], *, replay_reasoning: bool = False) -> dict[str, Any]:
+    """The copy of one canonical message that goes on the wire.
+
+    With `replay_reasoning` (OpenAI-compatible servers, not OpenAI itself), an assistant message's
+    `reasoning_content` goes back as that field: the servers that stream it expect their own reasoning back.
+    """
     out = {key: value for key, value in message.items() if key in WIRE_KEYS}
+    if replay_reasoning and message.get("role") == "assistant" and isinstance(message.get("reasoning_content"), str):
+        out["reasoning_content"] = message["reasoning_content"]
     content = out.get("content")
     if isinstance(content, list):
         out["content"] = [_wire_part(part) for part in content]
@@ -95,8 +101,10 @@ def wire_message(message: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [wire_message(message) for message in messages if isinstance(message, dict)]
+def wire_messages(messages: list[dict[str, Any]], *, replay_reasoning: bool = False) -> list[dict[str, Any]]:
+    return [
+        wire_message(message, replay_reasoning=replay_reasoning) for message in messages if isinstance(message, dict)
+    ]
 
 
 class _ToolCallAssembler:
@@ -150,12 +158,13 @@ def _usage(raw: Any) -> Usage:
     )
 
 
-def _reasoning_text(delta: Any) -> str:
+def _reasoning(delta: Any) -> tuple[str, str]:
+    """(text, field name) of a delta's reasoning: `reasoning_content` (DeepSeek, Kimi...) or `reasoning`."""
     for name in ("reasoning_content", "reasoning"):
         value = field_of(delta, name)
         if isinstance(value, str) and value:
-            return value
-    return ""
+            return value, name
+    return "", ""
 
 
 class _ChunkFolder:
@@ -181,9 +190,9 @@ class _ChunkFolder:
         for choice in field_of(chunk, "choices") or []:
             delta = field_of(choice, "delta")
             if delta is not None:
-                reasoning = _reasoning_text(delta)
+                reasoning, reasoning_field = _reasoning(delta)
                 if reasoning:
-                    out.append(StreamReasoning(reasoning))
+                    out.append(StreamReasoning(reasoning, reasoning_field))
                 content = field_of(delta, "content")
                 if isinstance(content, str) and content:
                     out.append(StreamText(content))
@@ -270,6 +279,7 @@ class OpenAIProvider(Provider):
         self.reasoning_effort = reasoning_effort
         self.timeouts = timeouts or StreamTimeouts()
         self._client: AsyncOpenAI | None = None
+        self._retired: list[AsyncOpenAI] = []
 
     @property
     def endpoint(self) -> str:
@@ -295,7 +305,7 @@ class OpenAIProvider(Provider):
         """The keyword arguments of `chat.completions.create` for this request (no network)."""
         params: dict[str, Any] = {
             "model": self.model,
-            "messages": wire_messages(request.messages),
+            "messages": wire_messages(request.messages, replay_reasoning=not self.is_official_api),
             "stream": True,
             "stream_options": {"include_usage": True},
         }
@@ -338,7 +348,19 @@ class OpenAIProvider(Provider):
         for event in folder.close():
             yield event
 
-    async def aclose(self) -> None:
+    def rekey(self, api_key: str) -> None:
+        """Use `api_key` from the next call on; the old client is closed with the provider."""
+        if api_key == self.api_key:
+            return
+        self.api_key = api_key
         if self._client is not None:
-            client, self._client = self._client, None
+            self._retired.append(self._client)
+            self._client = None
+
+    async def aclose(self) -> None:
+        clients, self._retired = self._retired, []
+        if self._client is not None:
+            clients.append(self._client)
+            self._client = None
+        for client in clients:
             await client.close()

@@ -129,6 +129,12 @@ class ContextMeter:
         self.window_known = True
         return True
 
+    def use_window(self, window: int, known: bool) -> None:
+        """Another model answers now (a fallback, or the primary again): measure against its window."""
+        if window and window != self._compressor.context_length:
+            self._compressor.update_model(window)
+        self.window_known = known
+
     def reset(self, *, totals: bool) -> None:
         """A different conversation is live: forget the compressor's session state (and the totals)."""
         self._compressor.reset_session_state()

@@ -17,6 +17,7 @@ from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory import MemoryHooks
 from hermes_tui.core.messages import Message
 from hermes_tui.core.providers.base import Provider, Usage
+from hermes_tui.core.providers.chain import ProviderChain
 from hermes_tui.core.todo import TodoStore
 from hermes_tui.core.tools.base import ToolContext
 from hermes_tui.core.tools.registry import ToolRegistry
@@ -78,6 +79,8 @@ class Meter(Protocol):
     async def record(self, usage: Usage) -> None: ...
 
     def lower_window(self, limit: int) -> bool: ...
+
+    def use_window(self, window: int, known: bool) -> None: ...
 
 
 class CompactionResult(Protocol):
@@ -141,7 +144,7 @@ class TurnDeps:
     """The collaborators of every turn of one agent."""
 
     session: TurnSession
-    provider: Provider
+    chain: ProviderChain  # the active provider, its fallbacks and key pools
     tools: ToolRegistry
     tool_schemas: list[dict[str, Any]]
     tool_context: Callable[[], ToolContext]
@@ -152,3 +155,8 @@ class TurnDeps:
     settings: Settings
     backoff_base: float = 2.0
     extras: TurnExtras = NO_EXTRAS
+
+    @property
+    def provider(self) -> Provider:
+        """The provider answering now (it changes when the turn falls back)."""
+        return self.chain.provider

@@ -88,12 +88,16 @@ class Phrases:
         "responses cannot be generated due to safety|content_filter|responsibleaipolicyviolation"
     )
     GRAMMAR = _phrases("error parsing grammar|json-schema-to-grammar")
+    # with "thinking": a replayed thinking block was rejected (bad signature, or the latest one was altered)
+    THINKING_BLOCK_REJECTED = _phrases("signature|cannot be modified|must remain as they were")
     KEY_LIMIT = _phrases("key limit exceeded|spending limit")
     BILLING = _phrases(
         "insufficient credit|insufficient_quota|insufficient quota|insufficient balance|insufficient funds|"
         "credit balance|credits exhausted|out of credits|payment required|billing hard limit|"
         "billing_not_active|billing not active|exceeded your current quota|balance depleted|"
-        "no usable credits|add more credits|purchase more credits"
+        "no usable credits|add more credits|purchase more credits|credits have been exhausted|top up your credits|"
+        "account is deactivated|plan does not include|out of funds|balance_depleted|"
+        "model_not_supported_on_free_tier|not available on the free tier"
     )
     USAGE_LIMIT = _phrases("usage limit|quota|limit exceeded|key limit exceeded")
     TRANSIENT = _phrases("try again|retry|resets at|reset in|reset at|wait|requests remaining|periodic|window")
@@ -101,43 +105,61 @@ class Phrases:
     MODEL_NOT_FOUND = _phrases(
         "model_not_found|model not found|model_not_available|model not available|no such model|"
         "unknown model|invalid model|invalid_model|is not a valid model|model does not exist|"
-        "does not exist or you do not have access|no available channel|no endpoints found for"
+        "does not exist or you do not have access|no available channel|no endpoints found for|does not exist|"
+        "unsupported model"
     )
     MULTIMODAL_TOOL_CONTENT = _phrases(
         "text is not set|tool message content must be a string|expected string, got list|"
-        "expected string, got array|tool content must be a string|content of tool message must be a string"
+        "expected string, got array|tool content must be a string|content of tool message must be a string|"
+        "tool message must be a string|tool_call.content must be string"
     )
-    IMAGE_TOO_LARGE = _phrases("image exceeds|image too large|image_too_large|image size exceeds")
+    IMAGE_TOO_LARGE = _phrases(
+        "image exceeds|image too large|image_too_large|image size exceeds|image dimensions exceed|"
+        "dimensions exceed max allowed size|max allowed size: 8000"
+    )
     INVALID_ENCRYPTED_CONTENT = _phrases("invalid_encrypted_content|encrypted content could not be")
     CONTEXT_OVERFLOW = _phrases(
         "context length|context_length|context size|maximum context|token limit|too many tokens|"
         "reduce the length|exceeds the limit|context window|prompt is too long|prompt exceeds max length|"
         "max_tokens|max_model_len|input is too long|input too long|slot context|n_ctx_slot|"
-        "max input token|input token count|上下文长度|超出最大长度|超过最大长度|上下文窗口"
+        "max input token|input token|上下文长度|超出最大长度|超过最大长度|上下文窗口|maximum number of tokens|"
+        "prompt length|maximum model length|truncating input"
     )
     RATE_LIMIT = _phrases(
         "rate limit|rate_limit|ratelimit|too many requests|throttled|throttling|requests per minute|"
         "tokens per minute|requests per day|try again in|resource_exhausted|resource exhausted|"
-        "throttlingexception|slow down"
+        "throttlingexception|slow down|please retry after|rate increased too quickly|too many concurrent requests|"
+        "servicequotaexceededexception"
     )
+    # the server is busy, not this key: back off on the same key, never rotate (some providers send it as a 429)
+    OVERLOADED = _phrases("overloaded|at capacity|over capacity")
     REQUEST_VALIDATION = _phrases(
         "unknown parameter|unsupported parameter|unrecognized request argument|invalid_request_error|"
-        "extra inputs are not permitted|validation error"
+        "extra inputs are not permitted|validation error|unknown_parameter|unsupported_parameter"
     )
+    # the unambiguous request-validation signals: they win over an overflow phrase in a 400 body
+    # ("Unsupported parameter: 'max_tokens' ..." is not an overflow)
+    PARAMETER_REJECTED = _phrases(
+        "unknown parameter|unsupported parameter|unrecognized request argument|unknown_parameter|unsupported_parameter"
+    )
+    REQUEST_VALIDATION_CODES = frozenset({"invalid_request_error", "unknown_parameter", "unsupported_parameter"})
+    # a gateway's own 5xx page in front of the origin: on a large session the prompt size is the likely cause
+    GATEWAY_ORIGIN = _phrases("origin_bad_gateway|origin_unavailable|invalid or incomplete response|cloudflare")
     PAYLOAD_TOO_LARGE = _phrases("request entity too large|payload too large|error code: 413")
     AUTH = _phrases(
         "invalid api key|invalid_api_key|invalid x-api-key|incorrect api key|api key not valid|"
         "authentication failed|authentication_error|unauthorized|forbidden|token expired|"
-        "token has expired|invalid token|permission denied"
+        "token has expired|invalid token|permission denied|authentication|token revoked|access denied"
     )
     TIMEOUT = _phrases("timed out|timeout|deadline exceeded|deadline_exceeded")
     SSL_TRANSIENT = _phrases(
-        "bad record mac|ssl alert|tls alert|[ssl:|sslv3_alert|ssl handshake|decryption failed or bad record"
+        "bad record mac|ssl alert|tls alert|[ssl:|sslv3_alert|ssl handshake|decryption failed or bad record|"
+        "tlsv1 alert|sslv3 alert|bad_record_mac|ssl_alert|tls_alert"
     )
     DISCONNECT = _phrases(
         "server disconnected|peer closed connection|connection reset by peer|unexpected eof|"
         "incomplete chunked read|remote end closed connection|connection aborted|broken pipe|"
-        "connection was closed|stream ended unexpectedly"
+        "connection was closed|stream ended unexpectedly|network connection lost"
     )
     TRANSPORT_TYPES = frozenset(
         _phrases(
@@ -248,7 +270,14 @@ def _body_codes(error: BaseException, body: Any) -> list[str]:
     codes: list[str] = []
     sources: list[Any] = [_error_dict(body).get(key) for key in ("code", "status", "type")]
     if isinstance(body, dict):
-        sources.append(body.get("code"))
+        sources += [body.get("code"), body.get("error_code")]
+    nested = _error_dict(body).get("message")
+    if isinstance(nested, str) and nested.strip().startswith("{"):
+        try:  # some providers wrap the real error body as a JSON string in error.message
+            inner = _error_dict(json.loads(nested))
+        except ValueError:
+            inner = {}
+        sources += [inner.get("code"), inner.get("type")]
     sources += [getattr(error, "code", None), getattr(error, "type", None)]
     for value in sources:
         if isinstance(value, (str, int)) and not isinstance(value, bool):
@@ -343,6 +372,7 @@ def classify_api_error(
         pieces += [str(item) for item in _walk(error)[1:]]
     text = " ".join(piece for piece in pieces if piece).lower()
     display = _readable(body_message, status) or (str(error) or type(error).__name__).strip()
+    codes = _body_codes(error, body)
     ctx = _Context(
         status=status,
         provider=provider,
@@ -355,8 +385,8 @@ def classify_api_error(
     return (
         _by_provider_fault(ctx, error)
         or _by_provider_phrases(ctx, text)
-        or _by_status(ctx, text, body_message)
-        or _by_body_code(ctx, _body_codes(error, body))
+        or _by_status(ctx, text, body_message, codes)
+        or _by_body_code(ctx, codes)
         or _by_message(ctx, text)
         or _by_transport(ctx, text, error)
         or ctx.result(R.UNKNOWN)
@@ -401,7 +431,7 @@ def _by_provider_phrases(ctx: _Context, text: str) -> ClassifiedError | None:
     status = ctx.status
     if _has(text, Phrases.CONTENT_POLICY):
         return ctx.result(R.CONTENT_POLICY_BLOCKED)
-    if status == 400 and "signature" in text and "thinking" in text:
+    if status == 400 and "thinking" in text and _has(text, Phrases.THINKING_BLOCK_REJECTED):
         return ctx.result(R.THINKING_SIGNATURE)
     if status == 429 and "extra usage" in text and "long context" in text:
         return ctx.result(R.LONG_CONTEXT_TIER)
@@ -409,12 +439,12 @@ def _by_provider_phrases(ctx: _Context, text: str) -> ClassifiedError | None:
         return ctx.result(R.OAUTH_LONG_CONTEXT_BETA_FORBIDDEN)
     if status == 400 and (_has(text, Phrases.GRAMMAR) or ("unable to generate parser" in text and "template" in text)):
         return ctx.result(R.LLAMA_CPP_GRAMMAR_PATTERN)
-    if "do not have an active grok subscription" in text:
+    if "do not have an active grok subscription" in text or ("out of available resources" in text and "grok" in text):
         return ctx.result(R.AUTH, should_rotate_credential=False)
     return None
 
 
-def _by_status(ctx: _Context, text: str, body_message: str) -> ClassifiedError | None:
+def _by_status(ctx: _Context, text: str, body_message: str, codes: list[str]) -> ClassifiedError | None:
     status = ctx.status
     if status is None:
         return None
@@ -439,14 +469,26 @@ def _by_status(ctx: _Context, text: str, body_message: str) -> ClassifiedError |
     if status == 413:
         return ctx.result(R.PAYLOAD_TOO_LARGE)
     if status == 429:
+        if _has(text, Phrases.OVERLOADED):
+            return ctx.result(R.OVERLOADED)  # the server is busy: rotating keys would only drain the pool
         return ctx.result(R.RATE_LIMIT)
     if status == 400:
-        return _classify_400(ctx, text, body_message)
+        return _classify_400(ctx, text, body_message, codes)
+    if (
+        status in (500, 502, 503, 504)
+        and _has(text, Phrases.GATEWAY_ORIGIN)
+        and ctx.is_large_session(0.6, 120_000, 200)
+    ):
+        return ctx.result(R.CONTEXT_OVERFLOW)  # a gateway hid the provider's overflow answer behind its own page
     if status in (500, 502):
-        if _has(text, Phrases.REQUEST_VALIDATION):
+        if _has(text, Phrases.REQUEST_VALIDATION) or Phrases.REQUEST_VALIDATION_CODES.intersection(codes):
             return ctx.result(R.FORMAT_ERROR)
+        if _has(text, Phrases.CONTEXT_OVERFLOW):
+            return ctx.result(R.CONTEXT_OVERFLOW)
         return ctx.result(R.SERVER_ERROR)
     if status in (503, 529):
+        if _has(text, Phrases.CONTEXT_OVERFLOW):
+            return ctx.result(R.CONTEXT_OVERFLOW)
         return ctx.result(R.OVERLOADED)
     if 400 <= status < 500:
         return ctx.result(R.FORMAT_ERROR)
@@ -460,13 +502,16 @@ def _classify_402(ctx: _Context, text: str) -> ClassifiedError:
     return ctx.result(R.BILLING)
 
 
-def _classify_400(ctx: _Context, text: str, body_message: str) -> ClassifiedError:
+def _classify_400(ctx: _Context, text: str, body_message: str, codes: list[str]) -> ClassifiedError:
     if _has(text, Phrases.MULTIMODAL_TOOL_CONTENT):
         return ctx.result(R.MULTIMODAL_TOOL_CONTENT_UNSUPPORTED)
     if _has(text, Phrases.IMAGE_TOO_LARGE):
         return ctx.result(R.IMAGE_TOO_LARGE)
-    if _has(text, Phrases.INVALID_ENCRYPTED_CONTENT):
+    encrypted_item = "encrypted content for item" in text and "could not be verified" in text
+    if _has(text, Phrases.INVALID_ENCRYPTED_CONTENT) or encrypted_item or "invalid_encrypted_content" in codes:
         return ctx.result(R.INVALID_ENCRYPTED_CONTENT)
+    if _has(text, Phrases.PARAMETER_REJECTED) or {"unknown_parameter", "unsupported_parameter"}.intersection(codes):
+        return ctx.result(R.FORMAT_ERROR)  # "Unsupported parameter: 'max_tokens'" is not an overflow
     if _has(text, Phrases.CONTEXT_OVERFLOW):
         return ctx.result(R.CONTEXT_OVERFLOW)
     if _has(text, Phrases.PROVIDER_POLICY):
@@ -502,6 +547,8 @@ def _by_message(ctx: _Context, text: str) -> ClassifiedError | None:
             return ctx.result(reason)
     if _has(text, Phrases.USAGE_LIMIT):
         return ctx.result(R.RATE_LIMIT if _has(text, Phrases.TRANSIENT) else R.BILLING)
+    if _has(text, Phrases.OVERLOADED):
+        return ctx.result(R.OVERLOADED)
     later: tuple[tuple[tuple[str, ...], FailoverReason], ...] = (
         (Phrases.BILLING, R.BILLING),
         (Phrases.RATE_LIMIT, R.RATE_LIMIT),

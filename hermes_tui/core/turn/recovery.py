@@ -4,15 +4,24 @@
 (the classifier's verdict and flags, Retry-After advice, limits named in an overflow message,
 whether visible text was already delivered). `decide(facts, ...)` turns that into one of:
 
+    RotateCredential(cool)   429/401/402 and the pool has another key: bench this key, use the next
+    Repair(kind)             a one-shot fix of the request for this class (shrink images, tool results
+                             as text, strip replayed reasoning, strip schema patterns), then call again
     Retry(delay)             back off, then call again (Retry-After for rate limits, else jittered)
     LowerOutputBudget(n)     the provider said only n output tokens fit: call again asking for fewer
-    CompressAndRestart(lim)  413 / context overflow: lower the window to `lim` if the provider named
-                             one, compress, call again (at most 3 times per turn)
+    CompressAndRestart(lim)  413 / context overflow / long-context tier: lower the window to `lim` if
+                             one is known, compress, call again (at most 3 times per turn)
+    ContinueStream()         the network cut the answer after visible text: keep it and ask the model
+                             to continue where it stopped (at most 3 times, shared with length stops)
     AcceptPartial()          the stream died after visible text: keep what was delivered as the answer
+    FallBack(reason)         the active provider cannot answer (billing, model not found, policy,
+                             format, retries spent...): move the turn to the next provider of the chain
     Fail(reason, error)      stop the turn with a one-line error (with guidance for fatal classes)
 
-It has no side effects; the retry loop (`hermes_tui.core.turn.calls`) carries the decision out. A
-new recovery path (e.g. falling back to the next provider) is one more decision type here.
+The classifier's flags decide the credential and fallback paths: `should_rotate_credential` (and
+a pool with a rested key) rotates, `should_fallback` (and a next provider) falls back, as does any
+error once the retries are spent. It has no side effects; the retry loop
+(`hermes_tui.core.turn.calls`) carries the decision out.
 """
 
 from __future__ import annotations
@@ -29,6 +38,17 @@ from hermes_tui.core.turn.errors import (
 from hermes_tui.core.turn.retry import jittered_backoff, retry_after_seconds
 
 MAX_COMPRESSION_ATTEMPTS = 3
+MAX_CONTINUATIONS = 3  # network-cut and length continuations together (reference §6.1)
+LONG_CONTEXT_TIER_WINDOW = 200_000  # the Anthropic long-context gate: fall back to the standard window
+# the one-shot repair for each class that has one (reference §6.1 items 7, 8, 11-13)
+REPAIRS = {
+    "image_too_large": "shrink_images",
+    "multimodal_tool_content_unsupported": "text_tool_results",
+    "thinking_signature": "strip_reasoning",
+    "invalid_encrypted_content": "strip_reasoning",
+    "llama_cpp_grammar_pattern": "strip_schema_patterns",
+}
+EAGER_FALLBACK = frozenset({"rate_limit", "billing"})  # fall back at once when no key can take over
 MAX_BACKOFF_SECONDS = 60.0
 OUTPUT_BUDGET_MARGIN = 64
 # A 400 on a request this large is likely the size itself: don't grow the stored session (#1630).
@@ -53,6 +73,9 @@ class ErrorFacts:
     message: str
     retryable: bool
     should_compress: bool = False
+    should_rotate_credential: bool = False
+    should_fallback: bool = False
+    network_cut: bool = False
     status_code: int | None = None
     provider: str = ""
     retry_after: float | None = None
@@ -92,6 +115,9 @@ class ErrorFacts:
             message=message,
             retryable=classified.retryable,
             should_compress=classified.should_compress,
+            should_rotate_credential=classified.should_rotate_credential,
+            should_fallback=classified.should_fallback,
+            network_cut=_is_network_cut(exc, classified.reason),
             status_code=classified.status_code,
             provider=provider,
             retry_after=retry_after_seconds(exc) if classified.reason is FailoverReason.RATE_LIMIT else None,
@@ -102,6 +128,56 @@ class ErrorFacts:
             request_tokens=request_tokens,
             message_count=message_count,
         )
+
+
+def _is_network_cut(exc: BaseException, reason: FailoverReason) -> bool:
+    """The transport died under the answer: a timeout, a dropped or reset connection, a stream cut short."""
+    if reason is FailoverReason.TIMEOUT:
+        return True
+    chain: BaseException | None = exc
+    for _ in range(5):
+        if chain is None:
+            break
+        if getattr(chain, "stream_fault", None) == "truncated":
+            return True
+        chain = chain.__cause__ or chain.__context__
+    return False
+
+
+@dataclass(frozen=True)
+class ChainFacts:
+    """What the provider chain still offers this call."""
+
+    can_rotate: bool = False
+    has_fallback: bool = False
+    repairs_used: frozenset[str] = frozenset()
+    continuations: int = 0
+
+
+@dataclass(frozen=True)
+class RotateCredential:
+    reason: str
+    cooldown_reason: str
+    retry_after: float | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Repair:
+    kind: str
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
+class FallBack:
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ContinueStream:
+    cause: str
 
 
 @dataclass(frozen=True)
@@ -146,7 +222,17 @@ class Fail:
     skip_persist: bool = False
 
 
-Decision = Retry | LowerOutputBudget | CompressAndRestart | AcceptPartial | Fail
+Decision = (
+    Retry
+    | LowerOutputBudget
+    | CompressAndRestart
+    | AcceptPartial
+    | Fail
+    | RotateCredential
+    | Repair
+    | FallBack
+    | ContinueStream
+)
 
 COMPRESSION_EXHAUSTED = (
     "Context length exceeded: compressed 3 times and the request is still too large. "
@@ -166,19 +252,36 @@ def decide(
     compression_attempts: int,
     backoff_base: float,
     rng: random.Random | None = None,
+    chain: ChainFacts | None = None,
 ) -> Decision:
     """The recovery decision for one failed call (`retry_count` retries already made this call)."""
+    chain = chain or ChainFacts()
+    if facts.should_rotate_credential and chain.can_rotate:
+        return RotateCredential(facts.reason, facts.reason, facts.retry_after, facts.message)
+
+    repair = REPAIRS.get(facts.reason)
+    if repair and repair not in chain.repairs_used:
+        return Repair(repair, facts.reason, facts.message)
+
     if facts.should_compress:
         if compression_attempts >= MAX_COMPRESSION_ATTEMPTS:
             return Fail("compression_exhausted", COMPRESSION_EXHAUSTED)
         if facts.available_output_tokens:
             return LowerOutputBudget(max(1, facts.available_output_tokens - OUTPUT_BUDGET_MARGIN))
-        return CompressAndRestart(facts.reason, facts.context_limit, facts.message)
+        limit = LONG_CONTEXT_TIER_WINDOW if facts.reason == "long_context_tier" else facts.context_limit
+        return CompressAndRestart(facts.reason, limit, facts.message)
 
     if facts.delivered_text and not facts.has_tool_calls:
+        if facts.network_cut and chain.continuations < MAX_CONTINUATIONS:
+            return ContinueStream(facts.message)
         return AcceptPartial(facts.message)
 
+    if facts.reason in EAGER_FALLBACK and chain.has_fallback:
+        return FallBack(facts.reason, facts.message)  # no key of this provider can take over (#11314)
+
     if not facts.retryable:
+        if facts.should_fallback and chain.has_fallback:
+            return FallBack(facts.reason, facts.message)
         hint = GUIDANCE.get(facts.reason, "")
         large = facts.request_tokens > LARGE_REQUEST_TOKENS or facts.message_count > LARGE_REQUEST_MESSAGES
         return Fail(
@@ -188,6 +291,8 @@ def decide(
         )
 
     attempt = retry_count + 1
+    if attempt >= max_retries and chain.has_fallback:
+        return FallBack("all_retries_exhausted", facts.message)
     if attempt >= max_retries:
         return Fail("all_retries_exhausted", f"API call failed after {max_retries} retries: {facts.message}")
     delay = facts.retry_after

@@ -44,14 +44,17 @@ ROOMY_MAX_TOKENS = 32768
 
 
 def append_final(state: TurnState, acc: StreamAccumulator, text: str) -> None:
-    """The answer: the streamed message with its text joined to any length-continued parts."""
+    """The answer: the streamed message as its own row; the answer joins any continued parts to it.
+
+    The interim parts are already rows of their own (as Hermes stores them), so the last row holds only
+    the last part: repeating them there would count them twice in the context.
+    """
     state.pop_prefill()
     state.messages = strip_trailing_scaffolding(state.messages)
     message = acc.assistant_message()
-    joined = "".join(state.truncated_parts) + text
-    message["content"] = joined
+    message["content"] = text
     state.messages.append(message)
-    state.final_response = joined
+    state.final_response = state.joined_answer(text)
 
 
 def accept_answer(state: TurnState, acc: StreamAccumulator) -> bool:
@@ -135,6 +138,12 @@ def handle_empty(state: TurnState, acc: StreamAccumulator, events: Emitter) -> b
     if state.empty_retries < MAX_EMPTY_RETRIES:
         state.empty_retries += 1
         events.status(f"↻ Empty response — retrying ({state.empty_retries}/{MAX_EMPTY_RETRIES})")
+        return False
+    # Layer 6: the next provider of the chain, if there is one (the retry loop switches before calling).
+    if state.fallback_available:
+        state.fallback_available = False
+        state.fallback_reason = "empty_response"
+        state.empty_retries = 0
         return False
     # Layer 7: terminal sentinel, then the explainer.
     state.messages = strip_trailing_scaffolding(_drop_scaffolding_round(state.messages))

@@ -17,18 +17,17 @@ stays valid, everything is flushed to state.db, and `TurnFinished(interrupted=Tr
 from __future__ import annotations
 
 import asyncio
-import time
 
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.scaffolding import strip_trailing_scaffolding
 from hermes_tui.core.messages import tool_call_ids
-from hermes_tui.core.tools.base import ToolResult
 from hermes_tui.core.turn import responses
 from hermes_tui.core.turn.calls import FAILED, RESTART, call_with_recovery
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.partial_save import PartialSaver
 from hermes_tui.core.turn.state import FinishedTurn, TurnResult, TurnState
 from hermes_tui.core.turn.streaming import StreamAccumulator, strip_think_blocks
+from hermes_tui.core.turn.tool_batch import run_tool_calls
 from hermes_tui.text_safety import valid_unicode
 
 MAX_ITERATIONS_PROMPT = (
@@ -41,17 +40,12 @@ MEMORY_TOOL = "memory"
 SKILL_TOOL = "skill_manage"
 
 
-def sanitize_surrogates(text: str) -> str:
-    """`text` with lone surrogates replaced (U+FFFD), so it can be encoded and stored."""
-    return valid_unicode(text)
-
-
 class TurnRunner:
     """Runs one `run_conversation` call."""
 
     def __init__(self, deps: TurnDeps, user_message: str) -> None:
         self.deps = deps
-        self.state = TurnState(user_message=sanitize_surrogates(user_message))
+        self.state = TurnState(user_message=valid_unicode(user_message))
         self.saver = PartialSaver(deps.session, self.state, deps.events)
 
     # ------------------------------------------------------------------ entry
@@ -212,7 +206,6 @@ class TurnRunner:
 
     async def _run_tools(self, acc: StreamAccumulator) -> None:
         deps, state = self.deps, self.state
-        events = deps.events
         state.pop_prefill()
         state.reset_empty_recovery()
         state.nudged_this_round = False
@@ -222,19 +215,7 @@ class TurnRunner:
             state.last_content_with_tools = acc.text
             state.last_tool_names = names
         self._count_tool_iteration(names)
-        context = deps.tool_context()
-        for call in acc.tool_calls:
-            events.emit(ev.ToolCallStarted(call.id, call.name, call.arguments))
-            started = time.monotonic()
-            blocked = await deps.extras.before_tool(call.name, call.arguments)
-            if blocked:
-                result = ToolResult(blocked, is_error=True)
-            else:
-                result = await deps.tools.dispatch(call.name, call.arguments, context)
-                await deps.extras.after_tool(call.name, call.arguments, result.content, result.is_error)
-            content = valid_unicode(result.content)  # e.g. a file name decoded with surrogateescape
-            events.emit(ev.ToolCallFinished(call.id, call.name, content, result.is_error, time.monotonic() - started))
-            state.messages.append({"role": "tool", "content": content, "tool_call_id": call.id, "tool_name": call.name})
+        await run_tool_calls(acc.tool_calls, deps, deps.tool_context(), state.messages)
         await deps.session.flush(state.messages)
         deps.meter.publish(state.messages)
         await self._after_tools_check()

@@ -83,6 +83,9 @@ class TurnState:
     tools_enabled: bool = True
     # recovery counters
     compression_attempts: int = 0
+    fallback_reason: str = ""  # set by the empty-response layers: fall back before the next call
+    fallbacks: int = 0
+    fallback_available: bool = False  # the chain has a next provider (kept current by the retry loop)
     length_continues: int = 0
     truncated_tool_retries: int = 0
     truncated_parts: list[str] = field(default_factory=list)
@@ -101,6 +104,10 @@ class TurnState:
         self.failed = True
         self.exit_reason = exit_reason
         self.error = error
+
+    def joined_answer(self, text: str) -> str:
+        """The answer as the user saw it: the continued (length- or network-cut) parts, then `text`."""
+        return "".join(self.truncated_parts) + text
 
     def reset_empty_recovery(self) -> None:
         self.empty_retries = 0

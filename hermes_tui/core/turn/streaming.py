@@ -19,6 +19,7 @@ from hermes_tui.core.providers.base import (
     StreamEvent,
     StreamFinish,
     StreamReasoning,
+    StreamReasoningBlock,
     StreamText,
     StreamToolCall,
     StreamUsage,
@@ -51,6 +52,8 @@ class StreamAccumulator:
     tool_calls: list[StreamToolCall] = field(default_factory=list)
     usage: Usage | None = None
     finish_reason: str = ""
+    reasoning_details: list[dict[str, Any]] = field(default_factory=list)  # signed blocks, replayed verbatim
+    reasoning_field: str = ""
     _text_mender: SurrogateMender = field(default_factory=SurrogateMender, repr=False)
     _reasoning_mender: SurrogateMender = field(default_factory=SurrogateMender, repr=False)
 
@@ -72,10 +75,13 @@ class StreamAccumulator:
             reasoning = self._reasoning_mender.feed(event.text)
             if reasoning:
                 self.reasoning_parts.append(reasoning)
+                self.reasoning_field = self.reasoning_field or event.field
                 return ev.ReasoningDelta(reasoning)
             return None
         self._settle_reasoning()
-        if isinstance(event, StreamToolCall):
+        if isinstance(event, StreamReasoningBlock):
+            self.reasoning_details.append(event.block)
+        elif isinstance(event, StreamToolCall):
             self.tool_calls.append(
                 StreamToolCall(valid_unicode(event.id), valid_unicode(event.name), valid_json_text(event.arguments))
             )
@@ -125,5 +131,9 @@ class StreamAccumulator:
         reasoning = self.reasoning
         if reasoning:
             message["reasoning"] = reasoning
+            if self.reasoning_field == "reasoning_content":
+                message["reasoning_content"] = reasoning
+        if self.reasoning_details:
+            message["reasoning_details"] = list(self.reasoning_details)
         message["finish_reason"] = finish_reason or self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
         return message

@@ -26,6 +26,7 @@ from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory.hooks import MemoryHooks
 from hermes_tui.core.messages import Message
 from hermes_tui.core.providers.base import Provider, Usage
+from hermes_tui.core.providers.chain import ProviderChain
 from hermes_tui.core.session.live import TurnCounters
 from hermes_tui.core.session.meter import SessionTotals
 from hermes_tui.core.todo import TodoStore
@@ -195,7 +196,7 @@ def build_fork_deps(
 
     deps = TurnDeps(
         session=session,
-        provider=provider,
+        chain=ProviderChain.single(provider, context_length, True),  # the parent's provider, no fallbacks
         tools=ReviewToolRegistry(registry),
         tool_schemas=tool_schemas,
         tool_context=tool_context,

@@ -25,7 +25,7 @@ from hermes_tui.core.providers.base import (
     StreamUsage,
     Usage,
 )
-from hermes_tui.text_safety import SurrogateMender, valid_json_text, valid_unicode
+from hermes_tui.text_safety import SurrogateMender, valid_json_text, valid_unicode, valid_unicode_in
 
 _THINK_TAGS = ("think", "thinking", "reasoning", "REASONING_SCRATCHPAD")
 _THINK_BLOCK = re.compile(r"<(" + "|".join(_THINK_TAGS) + r")>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE)
@@ -80,7 +80,7 @@ class StreamAccumulator:
             return None
         self._settle_reasoning()
         if isinstance(event, StreamReasoningBlock):
-            self.reasoning_details.append(event.block)
+            self.reasoning_details.append(valid_unicode_in(event.block))
         elif isinstance(event, StreamToolCall):
             self.tool_calls.append(
                 StreamToolCall(valid_unicode(event.id), valid_unicode(event.name), valid_json_text(event.arguments))

@@ -44,8 +44,8 @@ FAILURES: dict[str, Case] = {
     "length exhausted": Case([Reply(text=f"part {i} ", finish="length") for i in range(4)], "output limit", "part 0"),
     "thinking exhausted": Case([Reply(text="<think>still thinking", finish="length")], "reasoning"),
     "truncated tool call": Case([Reply(tool_calls=[CUT], finish="length") for _ in range(4)], "tool call was cut"),
-    "stream died mid-answer": Case(
-        [Disconnect(after_chunks=4, reply=Reply(text="The first part of a long answer", chunk_size=3))],
+    "stream died mid-answer": Case(  # and again on each of the 3 continuation attempts
+        [Disconnect(after_chunks=4, reply=Reply(text="The first part of a long answer", chunk_size=3))] * 4,
         "connection dropped",
         "The first",
     ),

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Final
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.context.offload import off_loop
 from hermes_tui.core.providers.base import ChatRequest, Usage
 from hermes_tui.core.turn import recovery
 from hermes_tui.core.turn.api_messages import build_api_messages
@@ -39,11 +40,15 @@ CallOutcome = StreamAccumulator | _Signal
 Compress = Callable[[str, int], Awaitable[bool]]  # (reason, approx tokens) -> the list shrank
 
 
-def build_request(state: TurnState, deps: TurnDeps) -> ChatRequest:
+async def build_request(state: TurnState, deps: TurnDeps) -> ChatRequest:
     settings = deps.settings
     return ChatRequest(
-        messages=build_api_messages(
-            state.messages, deps.session.system_prompt, extra_messages=state.extra_messages or None
+        messages=await off_loop(  # a long history's copy is built in a worker, never on the event loop
+            build_api_messages,
+            list(state.messages),
+            deps.session.system_prompt,
+            extra_messages=state.extra_messages or None,
+            size=len(state.messages),
         ),
         tools=deps.tool_schemas if state.tools_enabled else [],
         max_tokens=state.max_tokens_override or settings.model.max_tokens,
@@ -55,7 +60,7 @@ async def _stream_once(state: TurnState, deps: TurnDeps) -> StreamAccumulator:
     acc = StreamAccumulator()
     state.acc = acc
     deps.events.emit(ev.AssistantStarted(state.api_calls))
-    async for event in deps.provider.stream(build_request(state, deps)):
+    async for event in deps.provider.stream(await build_request(state, deps)):
         out = acc.feed(event)
         if out is not None:
             deps.events.emit(out)

@@ -59,6 +59,7 @@ class TurnRunner:
         deps.events.emit(ev.TurnStarted(session.id, state.user_message))
         try:
             await session.prompt()
+            await deps.meter.prepare(state.messages)  # measures a long history in a worker
             deps.meter.publish(state.messages)
             await self._preflight()
             deps.hooks.on_turn_start(session.counters.user_turns, state.user_message)

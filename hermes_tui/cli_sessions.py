@@ -23,7 +23,6 @@ from typing import TextIO
 from hermes_tui import exit_codes
 from hermes_tui.store.db import SessionDB
 from hermes_tui.store.errors import StoreError
-from hermes_tui.store.export import EXPORT_FORMATS, build_export, render_json, render_jsonl, render_markdown
 from hermes_tui.store.models import LISTING_FIELDS
 from hermes_tui.store.search import SEARCH_HIT_FIELDS
 
@@ -185,6 +184,9 @@ async def export_command(
     read_only: bool = False,
 ) -> int:
     """Write one session (or its lineage root -> tip) as md, json or jsonl."""
+    # Imported here: `sessions` and `search` never load the exporter.
+    from hermes_tui.store.export import EXPORT_FORMATS, build_export, render_json, render_jsonl, render_markdown
+
     if fmt not in EXPORT_FORMATS:
         return _fail(err, f"unknown export format '{fmt}' (use {', '.join(EXPORT_FORMATS)})")
     try:

@@ -81,8 +81,12 @@ async def sessions_command(
     err: TextIO | None = None,
     limit: int | None = None,
     read_only: bool = False,
+    sort: str = "activity",
 ) -> int:
-    """List sessions (compression chains shown as their tip); `show_all` lists every session."""
+    """List sessions (compression chains shown as their tip); `show_all` lists every session.
+
+    `sort`: "activity" (newest activity first) or "started" (newest start first, Hermes's order).
+    """
     try:
         db = await _open_existing(db_path, read_only)
     except StoreError as exc:
@@ -93,6 +97,7 @@ async def sessions_command(
             include_children=show_all,
             include_archived=show_all,
             project_compression_tips=not show_all,
+            order_by_last_active=sort != "started",
         )
     except StoreError as exc:
         return _fail(err, str(exc))

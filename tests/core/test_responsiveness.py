@@ -4,7 +4,7 @@ A real Agent on a real state.db resumes a 20,000-message session and runs a turn
 it, against the loopback fake server, while a ticker task measures the longest pause between its
 wake-ups. Before the CPU work moved to worker threads the turn held the loop for about a second.
 The margins are generous for a loaded 2-core machine (the measured figures are in
-docs/PERFORMANCE.md, `python -m bench.loop_bench`); what they catch is the loop being held for the
+docs/PERFORMANCE.md, `python -m bench.responsiveness_bench loop`); what they catch is the loop being held for the
 length of the work.
 """
 

@@ -72,6 +72,11 @@ async def _loop_once(history: int) -> tuple[float, float, float, float]:
         long_id = agent.session_id
         await db.append_messages(long_id, agentic_history(history)[1:])
         await agent.new_session()
+        server.enqueue(Reply(text="hi"))
+        await agent.run_conversation("hello")
+        second_id = agent.session_id  # a second long session, for the Ctrl-C measure
+        await db.append_messages(second_id, agentic_history(history)[1:])
+        await agent.new_session()
         ticker = asyncio.create_task(tick())
         await asyncio.sleep(0.02)
         longest = 0.0
@@ -86,7 +91,7 @@ async def _loop_once(history: int) -> tuple[float, float, float, float]:
         turn_gap = longest
         assert result.completed and agent.session_id != long_id
         # Ctrl-C during the next compression of the same history.
-        await agent.resume(long_id)
+        await agent.resume(second_id)
         server.enqueue(Hang(30.0))
         log.clear()
         turn = asyncio.create_task(agent.run_conversation("and again"))

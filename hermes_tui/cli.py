@@ -2,7 +2,7 @@
 
     hermes-tui [GLOBAL FLAGS]                          the TUI
     hermes-tui run PROMPT [--json]                     one turn headless; the answer streams to stdout
-    hermes-tui sessions [--all] [--limit N] [--json]   list sessions
+    hermes-tui sessions [--all] [--limit N] [--sort activity|started] [--json]   list sessions
     hermes-tui search QUERY [--limit N] [--role R] [--sort S] [--json]
     hermes-tui export ID [--lineage] [--format md|json|jsonl] [--output FILE]
     hermes-tui doctor [--json]                         check state.db, its indexes and file modes
@@ -87,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--all", action="store_true", help="include compression, other children and archived")
     sessions.add_argument("--limit", type=int, default=50, help="how many sessions, newest activity first (0 = all)")
     sessions.add_argument("--json", action="store_true", help="print a JSON array")
+    sessions.add_argument(
+        "--sort", choices=("activity", "started"), default="activity", help="newest activity (default) or start first"
+    )
 
     search = sub.add_parser("search", help="full-text search over every session")
     search.add_argument("query")
@@ -253,7 +256,7 @@ def _run_read_command(args: argparse.Namespace) -> int:
     out: Any = io.StringIO() if args.command == "export" and args.output else sys.stdout
     if args.command == "sessions":
         coro = cli_sessions.sessions_command(
-            db_path, args.all, args.json, out, limit=args.limit or None, read_only=read_only
+            db_path, args.all, args.json, out, limit=args.limit or None, read_only=read_only, sort=args.sort
         )
     elif args.command == "search":
         coro = cli_sessions.search_command(

@@ -25,7 +25,6 @@ from typing import TextIO
 from hermes_tui import exit_codes
 from hermes_tui.store.db import SessionDB
 from hermes_tui.store.errors import StoreError
-from hermes_tui.store.export import EXPORT_FORMATS, build_export, render_json, render_jsonl, render_markdown
 from hermes_tui.store.models import LISTING_FIELDS
 from hermes_tui.store.search import SEARCH_HIT_FIELDS
 from hermes_tui.text_safety import dumps_for_terminal, json_for_terminal, visible
@@ -90,8 +89,12 @@ async def sessions_command(
     err: TextIO | None = None,
     limit: int | None = None,
     read_only: bool = False,
+    sort: str = "activity",
 ) -> int:
-    """List sessions (compression chains shown as their tip); `show_all` lists every session."""
+    """List sessions (compression chains shown as their tip); `show_all` lists every session.
+
+    `sort`: "activity" (newest activity first) or "started" (newest start first, Hermes's order).
+    """
     try:
         db = await _open_existing(db_path, read_only)
     except StoreError as exc:
@@ -102,6 +105,7 @@ async def sessions_command(
             include_children=show_all,
             include_archived=show_all,
             project_compression_tips=not show_all,
+            order_by_last_active=sort != "started",
         )
     except StoreError as exc:
         return _fail(err, str(exc))
@@ -193,6 +197,9 @@ async def export_command(
     read_only: bool = False,
 ) -> int:
     """Write one session (or its lineage root -> tip) as md, json or jsonl."""
+    # Imported here: `sessions` and `search` never load the exporter.
+    from hermes_tui.store.export import EXPORT_FORMATS, build_export, render_json, render_jsonl, render_markdown
+
     if fmt not in EXPORT_FORMATS:
         return _fail(err, f"unknown export format '{fmt}' (use {', '.join(EXPORT_FORMATS)})")
     try:

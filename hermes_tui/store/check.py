@@ -1,9 +1,10 @@
 """Health checks of a state.db that never change it: the start-up quick check and the doctor's checks.
 
 Owns `quick_check(path)` — `PRAGMA quick_check` on a connection that cannot change the file
-(`query_only`, or opened read-only where we may not write), giving one line for
-a damaged file or None — and `start_quick_check(path)`, the same in a background thread so that
-it overlaps the start-up imports (SQLite releases the GIL while it checks); `.result()` waits.
+(`query_only`, or opened read-only where we may not write), giving one line for a damaged file or
+None, and skipped when the file was found clean and has not been written since — and
+`start_quick_check(path)`, the same in a background thread so that it overlaps the start-up
+imports (SQLite releases the GIL while it checks); `.result()` waits.
 And `inspect_database(path)` for `hermes-tui doctor`: the full `PRAGMA integrity_check`, the
 schema version, and both FTS indexes (present, their three triggers each, exactly the rows of
 `messages` with the text the triggers index, and FTS5's own integrity-check, which needs a
@@ -13,6 +14,7 @@ the file is read-only). Everything here is synchronous stdlib sqlite3.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import threading
@@ -78,6 +80,9 @@ def quick_check(path: Path) -> str | None:
     path = Path(path)
     if not path.exists():
         return None
+    state = file_state(path)
+    if state is not None and _recorded_clean_state(path) == state:
+        return None  # checked clean and not written since: reading every page again tells nothing new
     try:
         conn = connect_query_only(path)
     except StoreError as exc:
@@ -92,8 +97,56 @@ def quick_check(path: Path) -> str | None:
     finally:
         conn.close()
     if rows == [("ok",)]:
+        if state is not None and file_state(path) == state:
+            _record_clean_state(path, state)
         return None
     return _damaged(path, _first_problem(rows))
+
+
+# The start-up check reads every page (~0.55 s per GB), which would dominate a read command on a
+# large home. A clean result is remembered with the file's state — identity, size and times of
+# state.db and of its WAL, which every commit changes — in our cache folder (never beside
+# state.db), so the check re-runs whenever anything was written since, and is skipped otherwise.
+# `hermes-tui doctor` always checks in full.
+
+
+def file_state(path: Path) -> str | None:
+    """A fingerprint of `path` and its WAL that changes with every write (None if unreadable)."""
+    parts = []
+    for candidate in (path, path.with_name(path.name + "-wal")):
+        try:
+            st = candidate.stat()
+        except FileNotFoundError:
+            parts.append("-")
+            continue
+        except OSError:
+            return None
+        parts.append(f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
+    return "|".join(parts)
+
+
+def _record_path(path: Path) -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    key = hashlib.sha1(str(path.resolve()).encode("utf-8", "surrogatepass")).hexdigest()
+    return Path(base) / "hermes-tui" / "checked" / key
+
+
+def _recorded_clean_state(path: Path) -> str | None:
+    try:
+        return _record_path(path).read_text(encoding="utf-8").strip() or None
+    except (OSError, ValueError):
+        return None
+
+
+def _record_clean_state(path: Path, state: str) -> None:
+    try:
+        record = _record_path(path)
+        record.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = record.with_name(f"{record.name}.{os.getpid()}.tmp")
+        tmp.write_text(state, encoding="utf-8")
+        os.replace(tmp, record)
+    except OSError:
+        pass  # no record: the next start checks again
 
 
 class PendingCheck:

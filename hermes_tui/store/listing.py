@@ -16,7 +16,8 @@ CLOCK_SLACK_S older than one inserted before it (timestamps are taken just befor
 lock; writers retry for up to ~17 s). So once the walk has passed a message with timestamp T,
 every session not yet met is last active before T + CLOCK_SLACK_S: the page is final as soon as
 `offset + limit` listed sessions are more recent than that. A page that needs more than
-WALK_MAX_ROWS messages, `limit=None` and ordering by `started_at` read every session instead.
+WALK_MAX_ROWS messages and `limit=None` read every session instead. Ordering by `started_at`
+(Hermes's default order) walks `idx_sessions_started` newest first and stops once the page is full.
 """
 
 from __future__ import annotations
@@ -232,6 +233,32 @@ def _walk_recent(conn: sqlite3.Connection, shown: _Filter, wanted: int) -> tuple
         walk.close()
 
 
+def _walk_by_start(conn: sqlite3.Connection, shown: _Filter, wanted: int) -> tuple[SessionGraph, list[_Entry]]:
+    """The `wanted` listed sessions that started last, best first: sessions are read newest start
+    first through `idx_sessions_started` until the page is full (and no tie with its last entry
+    is left), so a page reads ~`wanted` sessions, not all of them."""
+    graph = LazyGraph(conn)
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    entries: list[_Entry] = []
+    try:
+        cursor.execute(_BY_START_SQL)
+        while True:
+            rows = cursor.fetchmany(STARTED_STEP)
+            if not rows:
+                break
+            for session_id, started_at in rows:
+                if len(entries) >= wanted and started_at != entries[-1][0]:
+                    return graph, _best_first(entries)[:wanted]
+                if shown.shows(graph, session_id):
+                    link = graph.link(session_id)
+                    assert link is not None
+                    entries.append((link.started_at, session_id, tip_of(graph, session_id)))
+    finally:
+        cursor.close()
+    return graph, _best_first(entries)[:wanted]
+
+
 def _read_everything(conn: sqlite3.Connection, shown: _Filter, by_activity: bool) -> tuple[SessionGraph, list[_Entry]]:
     """Every listed session, best first, from one pass over all sessions."""
     cursor = conn.cursor()
@@ -298,6 +325,8 @@ def _listing(
         found = None
         if limit is not None and by_activity:
             found = _walk_recent(conn, shown, start + limit)
+        elif limit is not None:
+            found = _walk_by_start(conn, shown, start + limit)
         graph, ordered = found if found is not None else _read_everything(conn, shown, by_activity)
         page = ordered[start:] if limit is None else ordered[start : start + limit]
         wanted = sorted({listed for _, listed, _ in page} | {tip for _, _, tip in page if project})

@@ -332,10 +332,8 @@ class MessagesMixin(StoreBase):
     async def get_messages(self, session_id: str, include_inactive: bool = False) -> list[dict[str, Any]]:
         """Every stored column of the session's messages, decoded, in insertion order."""
         active = "" if include_inactive else " AND active = 1"
-        rows = await self._conns.fetchall(
-            f"SELECT * FROM messages WHERE session_id = ?{active} ORDER BY id", (session_id,)
-        )
-        return [decode_row(row) for row in rows]
+        sql = f"SELECT * FROM messages WHERE session_id = ?{active} ORDER BY id"
+        return await self._conns.read(lambda conn: [decode_row(row) for row in fetch_in(conn, sql, (session_id,))])
 
     async def get_message(self, message_id: int) -> dict[str, Any] | None:
         row = await self._conns.fetchone("SELECT * FROM messages WHERE id = ?", (message_id,))
@@ -355,10 +353,11 @@ class MessagesMixin(StoreBase):
             session_ids = await compression_ancestry(self._conns, session_id)
         sql = f"SELECT {CONVERSATION_COLUMNS} FROM messages WHERE session_id = ? AND active = 1 ORDER BY id"
 
-        def read(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-            return [row for sid in session_ids for row in tuples(conn, sql, (sid,))]
+        def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            # Decoded on the connection's thread: a long session never blocks the event loop.
+            return [conversation_message(row) for sid in session_ids for row in tuples(conn, sql, (sid,))]
 
-        messages = [conversation_message(row) for row in await self._conns.read(read)]
+        messages = await self._conns.read(read)
         if include_ancestors and len(session_ids) > 1:
             messages = _dedupe_repeated_user_turns(messages)
         return messages

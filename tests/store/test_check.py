@@ -4,6 +4,7 @@ including a file with one page overwritten on disk."""
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 from pathlib import Path
 
@@ -134,3 +135,18 @@ async def test_doctor_reports_an_old_schema_as_a_warning(tmp_path: Path) -> None
     raw_execute(path, "UPDATE schema_version SET version = 12")
     findings = {f.name: f for f in inspect_database(path)}
     assert findings["schema"].status == WARNING and "v12; the next open upgrades it to v14" in findings["schema"].detail
+
+
+async def test_a_clean_check_is_remembered_outside_the_home_until_the_file_changes(tmp_path: Path) -> None:
+    """Read commands skip re-reading an unchanged clean file; any write (even one that puts the
+    modification time back) makes the next start check again and find the damage."""
+    path = await build_state_db(tmp_path / "home" / "state.db")
+    assert quick_check(path) is None
+    assert quick_check(path) is None  # the remembered clean state
+    assert sorted(p.name for p in path.parent.iterdir()) == ["state.db"]
+    before = path.stat()
+    corrupt_one_page(path)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # same size and mtime: ctime still moved
+    problem = quick_check(path)
+    assert problem is not None and problem.startswith(f"{path} is damaged (")
+    assert quick_check(path) == problem  # a damaged file is never remembered as clean

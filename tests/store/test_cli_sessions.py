@@ -23,9 +23,9 @@ from tests.store.conftest import (
 REPO = Path(__file__).resolve().parents[2]
 
 
-async def _run(handler, *args):
+async def _run(handler, *args, **options):
     out, err = io.StringIO(), io.StringIO()
-    code = await handler(*args, out=out, err=err)
+    code = await handler(*args, out=out, err=err, **options)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -193,3 +193,24 @@ async def test_search_hits_carry_exactly_the_documented_fields(hermes_db) -> Non
 
     hits = await hermes_db.search_messages("JWT", limit=3)
     assert hits and all(set(hit) == set(SEARCH_HIT_FIELDS) for hit in hits)
+
+
+async def test_sessions_sort_by_start_follows_the_roots_start(hermes_fixture_db: Path) -> None:
+    """`--sort started` lists newest start first (a chain by its root's start, shown as its tip)."""
+    code, out, _ = await _run(sessions_command, hermes_fixture_db, False, True, sort="started")
+    assert code == 0
+    rows = json.loads(out)
+    starts = [r["started_at"] for r in rows]
+    assert starts == sorted(starts, reverse=True)
+    code, by_activity, _ = await _run(sessions_command, hermes_fixture_db, False, True)
+    assert {r["id"] for r in rows} == {r["id"] for r in json.loads(by_activity)}
+
+
+def test_the_sessions_sort_flag_is_parsed_and_checked() -> None:
+    import subprocess
+    import sys
+
+    bad = subprocess.run(
+        [sys.executable, "-m", "hermes_tui", "sessions", "--sort", "size"], capture_output=True, text=True, cwd=REPO
+    )
+    assert bad.returncode != 0 and "--sort" in bad.stderr and "Traceback" not in bad.stderr

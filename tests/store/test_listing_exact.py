@@ -282,3 +282,31 @@ async def test_a_message_stamped_later_than_rows_inserted_after_it_still_counts(
     async with await SessionDB.open(db_path) as db:
         assert [row["id"] for row in await db.list_sessions_rich(limit=1)] == ["late-stamped"]
         assert _pairs(await db.list_sessions_rich(limit=3)) == _expected(rows)
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+async def test_pages_by_start_time_equal_the_listing_from_every_row_even_with_ties(db_path: Path, seed: int) -> None:
+    """Hermes's default order walks sessions newest start first and stops at the page: every
+    page, filter and tie of start times gives what sorting all sessions gives."""
+    store = await SessionDB.open(db_path)
+    await store.close()
+    rows, messages = _random_home(seed)
+    starts = sorted({row.started for row in rows.values()})
+    for index, row in enumerate(sorted(rows.values(), key=lambda r: r.id)):
+        if index % 3 == 0:  # a third of the sessions share a start with another one
+            row.started = starts[(index * 7) % len(starts)]
+    _write(db_path, rows, messages)
+    expected = _expected(rows, by_activity=False)
+    async with await SessionDB.open(db_path) as db:
+        for limit, offset in ((1, 0), (7, 0), (10, 13), (50, 0), (4, len(expected) - 2)):
+            got = await db.list_sessions_rich(limit=limit, offset=offset, order_by_last_active=False)
+            assert _pairs(got) == expected[offset : offset + limit]
+        assert _pairs(await db.list_sessions_rich(limit=None, order_by_last_active=False)) == expected
+        gateway = _expected(rows, sources=frozenset({"telegram"}), by_activity=False)
+        got = await db.list_sessions_rich(limit=5, source_filter="telegram", order_by_last_active=False)
+        assert _pairs(got) == gateway[:5]
+        everything = _expected(rows, include_children=True, include_archived=True, by_activity=False)
+        got = await db.list_sessions_rich(
+            limit=12, include_children=True, include_archived=True, order_by_last_active=False
+        )
+        assert _pairs(got) == everything[:12]

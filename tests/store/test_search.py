@@ -193,3 +193,22 @@ async def test_multimodal_messages_match_short_cjk_queries_and_show_previews(db:
     assert row["preview"] == "这张图里的猫"
     [node] = await db.lineage_tree()
     assert node.preview == "这张图里的猫"
+
+
+async def test_short_cjk_pages_walk_newest_first_and_honour_oldest(db: SessionDB) -> None:
+    """The LIKE path pages by message id (insertion order): page after page, no hit twice."""
+    await make_session(db, "zh")
+    ids = [await db.append_message("zh", "user", f"第{i}条：数据很重要") for i in range(45)]
+    await db.append_message("zh", "assistant", "无关的回答")
+    pages = [await db.search_messages("数据", limit=20, offset=offset) for offset in (0, 20, 40)]
+    assert [h["id"] for page in pages for h in page] == ids[::-1]
+    oldest = await db.search_messages("数据", limit=5, sort="oldest")
+    assert [h["id"] for h in oldest] == ids[:5]
+    assert await db.search_messages("数据", role_filter="assistant") == []
+
+
+async def test_a_source_no_session_has_finds_nothing(db: SessionDB) -> None:
+    await make_session(db, "cli1")
+    await db.append_message("cli1", "user", "kiwi kiwi")
+    assert await db.search_messages("kiwi", source_filter="cron") == []
+    assert await db.search_messages("kiwi", source_filter=["cron", "cli"]) != []

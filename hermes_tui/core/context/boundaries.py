@@ -14,7 +14,10 @@ from hermes_tui.core.context.constants import TAIL_MIN_MESSAGES, TAIL_SOFT_CEILI
 from hermes_tui.core.context.markers import split_summary_message
 from hermes_tui.core.context.sizing import message_budget_tokens
 from hermes_tui.core.messages import Message, content_text
-from hermes_tui.store.models import is_summary_text
+from hermes_tui.store.models import SUMMARY_MARKERS, is_summary_text
+
+# A handoff's text starts with one of these characters once leading whitespace is stripped.
+_MARKER_LEADS = frozenset(marker[0] for marker in SUMMARY_MARKERS)
 
 
 def head_size(messages: Sequence[Message], protect_first_n: int) -> int:
@@ -110,12 +113,36 @@ class PreviousSummary:
     remainder: str  # text after the END marker (a message the summary was merged into)
 
 
-def find_previous_summary(messages: Sequence[Message], end: int) -> PreviousSummary | None:
-    """The newest handoff summary before `end` (from index 1, or 0 without a system message)."""
+def find_previous_summary(
+    messages: Sequence[Message], end: int, candidates: Sequence[int] | None = None, candidates_from: int = 0
+) -> PreviousSummary | None:
+    """The newest handoff summary before `end` (from index 1, or 0 without a system message).
+
+    `candidates`, when given, are the only indices at or after `candidates_from` that can hold a
+    handoff (ascending; the prune walk collects them), so only those and the head are read.
+    """
     first = 1 if messages and messages[0].get("role") == "system" else 0
-    for i in range(min(end, len(messages)) - 1, first - 1, -1):
-        text = content_text(messages[i].get("content"))
-        if text and is_summary_text(text):
-            body, remainder = split_summary_message(text)
-            return PreviousSummary(i, body, remainder)
+    stop = min(end, len(messages))
+    if candidates is not None:
+        for i in reversed(candidates):
+            if first <= i < stop:
+                found = _summary_at(messages, i)
+                if found is not None:
+                    return found
+        stop = min(stop, candidates_from)
+    for i in range(stop - 1, first - 1, -1):
+        found = _summary_at(messages, i)
+        if found is not None:
+            return found
+    return None
+
+
+def _summary_at(messages: Sequence[Message], index: int) -> PreviousSummary | None:
+    content = messages[index].get("content")
+    if isinstance(content, str) and content[:1] not in _MARKER_LEADS and not content[:1].isspace():
+        return None  # cheap rejection without building or stripping the text
+    text = content_text(content)
+    if text and is_summary_text(text):
+        body, remainder = split_summary_message(text)
+        return PreviousSummary(index, body, remainder)
     return None

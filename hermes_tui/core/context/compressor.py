@@ -39,6 +39,7 @@ from hermes_tui.core.context.constants import (
 from hermes_tui.core.context.failures import SummaryFailure, classify_summary_error, error_line
 from hermes_tui.core.context.fallback_summary import build_fallback_summary
 from hermes_tui.core.context.markers import SUMMARY_END_MARKER, SUMMARY_PREFIX, strip_summary_prefix
+from hermes_tui.core.context.offload import off_loop
 from hermes_tui.core.context.plan import CompressionPlan, plan_compression
 from hermes_tui.core.context.redact import redact_sensitive_text
 from hermes_tui.core.context.summary import build_summary_prompt, serialize_for_summary, summary_budget
@@ -308,9 +309,10 @@ class ContextCompressor:
         if force:
             self.summary_failure_cooldown_until = 0.0
         original = list(messages)
+        size = len(original)
 
-        # Phases 1-2: prune, boundaries, rehydration of an earlier handoff.
-        plan = self.plan(original)
+        # Phases 1-2: prune, boundaries, rehydration of an earlier handoff (off the event loop).
+        plan = await off_loop(self.plan, original, size=size)
         if plan is None:
             return self._done(CompressOutcome(original, changed=False))
         if plan.previous is not None and self.previous_summary is None:
@@ -324,24 +326,29 @@ class ContextCompressor:
                 return self._done(
                     CompressOutcome(original, changed=False, aborted=True, pruned_count=plan.pruned_count)
                 )
-            summary = build_fallback_summary(
+            summary = await off_loop(
+                build_fallback_summary,
                 plan.turns,
                 failure_reason=self._notes.summary_error or "unknown",
                 previous_summary=self.previous_summary,
+                size=len(plan.turns),
             )
             self.previous_summary = None  # the next compaction folds in the handoff now in the transcript
             fallback_used = True
 
-        # Phase 4: assembly.
-        compressed = strip_historical_media(assemble(plan.head, summary, plan.tail))
-        self.compression_count += 1
+        # Phase 4: assembly (off the event loop), then the bookkeeping (on it).
         if current_tokens and current_tokens > 0:
             display_tokens = current_tokens
         elif self.last_prompt_tokens > 0:
             display_tokens = self.last_prompt_tokens
         else:
-            display_tokens = estimate_messages_tokens_rough(original)
-        tokens_after, savings = self._record_effectiveness(display_tokens, compressed)
+            display_tokens = 0  # measured with the assembly, in the worker
+        compressed, tokens_after, original_tokens = await off_loop(
+            _assemble_and_measure, plan, summary, original if display_tokens == 0 else None, size=size
+        )
+        self.compression_count += 1
+        display_tokens = display_tokens or original_tokens
+        savings = self._record_effectiveness(display_tokens, tokens_after)
         return self._done(
             CompressOutcome(
                 compressed,
@@ -363,14 +370,13 @@ class ContextCompressor:
         self.last_outcome = outcome
         return outcome
 
-    def _record_effectiveness(self, display_tokens: int, compressed: Sequence[Message]) -> tuple[int, float]:
-        new_tokens = estimate_messages_tokens_rough(compressed)
+    def _record_effectiveness(self, display_tokens: int, new_tokens: int) -> float:
         savings = (display_tokens - new_tokens) / display_tokens * 100 if display_tokens > 0 else 0.0
         if savings < INEFFECTIVE_SAVINGS_PERCENT:
             self.ineffective_compression_count += 1
         else:
             self.ineffective_compression_count = 0
-        return new_tokens, savings
+        return savings
 
     # ------------------------------------------------------------------ what the last call did
 
@@ -443,9 +449,14 @@ class ContextCompressor:
         if primary is None:
             self._enter_cooldown(SUMMARY_FAILURE_COOLDOWN_SECONDS, NO_PROVIDER_ERROR)
             return None
-        budget = summary_budget(turns, self.max_summary_tokens)
-        prompt = build_summary_prompt(
-            serialize_for_summary(turns), budget, self.previous_summary, focus_topic, memory_notes
+        budget, prompt = await off_loop(
+            _summary_request,
+            turns,
+            self.max_summary_tokens,
+            self.previous_summary,
+            focus_topic,
+            memory_notes,
+            size=len(turns),
         )
         self._notes.summary_prompt = prompt
         max_tokens = int(budget * SUMMARY_MAX_TOKENS_FACTOR)
@@ -487,3 +498,30 @@ class ContextCompressor:
             self._enter_cooldown(TRANSIENT_SUMMARY_COOLDOWN_SECONDS, error_line(exc))
         log.warning("context summary failed: %s", self._notes.summary_error)
         return None
+
+
+# ---------------------------------------------------------------------- pure steps run in a worker
+
+
+def _summary_request(
+    turns: list[Message],
+    max_summary_tokens: int,
+    previous_summary: str | None,
+    focus_topic: str | None,
+    memory_notes: str,
+) -> tuple[int, str]:
+    """(summary budget, the summariser's prompt): redacting and serialising the turns is the
+    costly part of phase 3 that is ours."""
+    budget = summary_budget(turns, max_summary_tokens)
+    prompt = build_summary_prompt(serialize_for_summary(turns), budget, previous_summary, focus_topic, memory_notes)
+    return budget, prompt
+
+
+def _assemble_and_measure(
+    plan: CompressionPlan, summary: str, original: list[Message] | None
+) -> tuple[list[Message], int, int]:
+    """Phase 4 and the sizes the effectiveness check compares: (compressed, its rough tokens,
+    the rough tokens of `original` — 0 when not asked)."""
+    compressed = strip_historical_media(assemble(plan.head, summary, plan.tail))
+    before = estimate_messages_tokens_rough(original) if original is not None else 0
+    return compressed, estimate_messages_tokens_rough(compressed), before

@@ -17,8 +17,7 @@ from hermes_tui.core.context.boundaries import (
     find_tail_cut_by_tokens,
     head_size,
 )
-from hermes_tui.core.context.prune import prune_old_tool_results
-from hermes_tui.core.context.sizing import message_budget_tokens
+from hermes_tui.core.context.prune import LazyCosts, prune_pass
 from hermes_tui.core.messages import Message
 
 
@@ -58,17 +57,13 @@ def plan_compression(
     start = align_boundary_forward(original, head_size(original, protect_first_n))
     if start >= len(original):
         return None
-    costs = [message_budget_tokens(message) for message in original]
-    pruned, pruned_count = prune_old_tool_results(
-        original,
-        head_end=start,
-        tail_token_budget=tail_token_budget,
-        protect_last_n=protect_last_n,
-        costs=costs,
+    costs = LazyCosts(original)  # only the walked tail is ever measured
+    head_end = start
+    phase1 = prune_pass(
+        original, head_end=head_end, tail_token_budget=tail_token_budget, protect_last_n=protect_last_n, costs=costs
     )
-    for i, message in enumerate(pruned):
-        if message is not original[i]:
-            costs[i] = message_budget_tokens(message)
+    pruned, pruned_count = phase1.messages, phase1.changed
+    costs = costs.rebased(pruned)
     end = find_tail_cut_by_tokens(pruned, start, tail_token_budget, costs)
     if start < end and _is_last_user_message(pruned, start):
         # The newest user message sits right after the head, where the tail cut cannot reach it:
@@ -78,7 +73,7 @@ def plan_compression(
     if start >= end:
         return None
     turns = pruned[start:end]
-    previous = find_previous_summary(pruned, end)
+    previous = find_previous_summary(pruned, end, phase1.summary_candidates, head_end)
     if previous is not None and previous.index >= start:
         turns = pruned[previous.index + 1 : end]
         if previous.remainder:  # the handoff was merged into a real message: keep that message's text

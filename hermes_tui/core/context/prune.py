@@ -4,11 +4,15 @@ Owns `prune_old_tool_results`: deduplicate identical tool outputs (older copies 
 replace old tool results by one-liners, strip screenshots from old tool results, and shrink the
 string leaves of huge tool-call arguments while keeping them valid JSON (#11762). Works on shallow
 copies; the input list and its dicts are never mutated. The protected head is left verbatim.
+
+Cost model: one pass over the list for the dedup (a set of the contents themselves: the same
+outcome as the reference's md5-prefix keys without hashing every output, and no false matches),
+the call index only over the messages before the boundary, and per-message token costs only for
+the messages the boundary walk reaches (`LazyCosts`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -29,6 +33,38 @@ from hermes_tui.core.context.markers import (
 from hermes_tui.core.context.sizing import message_budget_tokens, tool_call_arguments, tool_call_name
 from hermes_tui.core.context.tool_oneliners import summarize_tool_result
 from hermes_tui.core.messages import Message, is_image_part
+from hermes_tui.store.models import SUMMARY_MARKERS, is_summary_text
+
+assert len(PRUNED_TOOL_PLACEHOLDER) <= SUMMARIZE_MIN_CHARS  # _summarised_content relies on it
+assert all(marker.startswith("[") for marker in SUMMARY_MARKERS)  # prune_pass's candidate check too
+
+_KEY_EDGE = 48  # last characters of a tool output in its dedup key
+
+
+class LazyCosts:
+    """`message_budget_tokens` of `messages[i]`, computed on first use (walks read only the tail)."""
+
+    __slots__ = ("_messages", "_values")
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._messages = messages
+        self._values: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def __getitem__(self, index: int) -> int:
+        value = self._values.get(index)
+        if value is None:
+            value = self._values[index] = message_budget_tokens(self._messages[index])
+        return value
+
+    def rebased(self, messages: Sequence[Message]) -> LazyCosts:
+        """Costs for `messages`, keeping what was measured for the entries that are the same objects."""
+        other = LazyCosts(messages)
+        old = self._messages
+        other._values = {i: value for i, value in self._values.items() if messages[i] is old[i]}
+        return other
 
 
 def tool_call_index(messages: Sequence[Message]) -> dict[str, tuple[str, str]]:
@@ -37,12 +73,21 @@ def tool_call_index(messages: Sequence[Message]) -> dict[str, tuple[str, str]]:
     for message in messages:
         if message.get("role") != "assistant":
             continue
-        for call in message.get("tool_calls") or []:
+        calls = message.get("tool_calls")
+        if not calls:
+            continue
+        for call in calls:
             if isinstance(call, dict):
                 ids = (call.get("call_id"), call.get("id"))
+                function = call.get("function")
+                if isinstance(function, dict):
+                    name, arguments = function.get("name"), function.get("arguments")
+                    entry = (name if isinstance(name, str) else "", arguments if isinstance(arguments, str) else "")
+                else:
+                    entry = (tool_call_name(call), tool_call_arguments(call))
             else:
                 ids = (getattr(call, "call_id", None), getattr(call, "id", None))
-            entry = (tool_call_name(call), tool_call_arguments(call))
+                entry = (tool_call_name(call), tool_call_arguments(call))
             for cid in ids:
                 if cid:
                     index[str(cid)] = entry
@@ -109,17 +154,18 @@ def _strip_screenshots(content: list[Any]) -> list[Any] | None:
 def _summarised_content(message: Message, calls: dict[str, tuple[str, str]]) -> Any | None:
     """New content for an old tool result, or None to keep it."""
     content = message.get("content")
-    if isinstance(content, list):
+    if type(content) is str:  # the common case first
+        if len(content) <= SUMMARIZE_MIN_CHARS or content.startswith("[Duplicate tool output"):
+            return None  # (the legacy placeholder is shorter than the minimum too)
+    elif isinstance(content, list):
         return _strip_screenshots(content)
-    if isinstance(content, dict):
+    elif isinstance(content, dict):
         if content.get("_multimodal"):
             return SCREENSHOT_REMOVED_PREFIX + str(content.get("text_summary") or "")[:200]
         return None
-    if not isinstance(content, str) or not content:
-        return None
-    if content == PRUNED_TOOL_PLACEHOLDER or content.startswith("[Duplicate tool output"):
-        return None
-    if len(content) <= SUMMARIZE_MIN_CHARS:
+    elif not isinstance(content, str) or len(content) <= SUMMARIZE_MIN_CHARS:
+        return None  # (a str subclass: the placeholder and marker are shorter than the minimum)
+    elif content.startswith("[Duplicate tool output"):
         return None
     name, arguments = _tool_name_for(message, calls)
     return summarize_tool_result(name, arguments, content)
@@ -128,6 +174,13 @@ def _summarised_content(message: Message, calls: dict[str, tuple[str, str]]) -> 
 def _truncated_calls(message: Message) -> list[Any] | None:
     calls = message.get("tool_calls")
     if not isinstance(calls, list):
+        return None
+    for call in calls:  # most calls have short arguments: look before building anything
+        function = call.get("function") if isinstance(call, dict) else None
+        arguments = function.get("arguments") if isinstance(function, dict) else None
+        if isinstance(arguments, str) and len(arguments) > ARGS_TRUNCATE_TRIGGER:
+            break
+    else:
         return None
     changed = False
     new_calls: list[Any] = []
@@ -152,40 +205,84 @@ def prune_old_tool_results(
     costs: Sequence[int] | None = None,
 ) -> tuple[list[Message], int]:
     """Phase 1 over `messages[head_end:]`: returns (new list, number of messages changed)."""
+    pruned = prune_pass(
+        messages, head_end=head_end, tail_token_budget=tail_token_budget, protect_last_n=protect_last_n, costs=costs
+    )
+    return pruned.messages, pruned.changed
+
+
+class PrunePass:
+    """What phase 1 produced: the new list, how many messages changed, and the indices (at or
+    after the head) whose new content may be a handoff summary, oldest first."""
+
+    __slots__ = ("changed", "messages", "summary_candidates")
+
+    def __init__(self, messages: list[Message], changed: int, summary_candidates: list[int]) -> None:
+        self.messages = messages
+        self.changed = changed
+        self.summary_candidates = summary_candidates
+
+
+def prune_pass(
+    messages: Sequence[Message],
+    *,
+    head_end: int,
+    tail_token_budget: int | None,
+    protect_last_n: int,
+    costs: Sequence[int] | None = None,
+) -> PrunePass:
+    """Phase 1 in one walk from the newest message back to the head.
+
+    Dedup (pass 1) runs newest to oldest over everything after the head; the one-liner (pass 2)
+    and argument (pass 3) rewrites touch only messages before the boundary and depend on nothing
+    but the message itself (and the dedup already done to it), so they share the walk. On the way
+    it notes which messages could be a handoff summary, so phase 2 need not walk again.
+    """
     result = list(messages)
     n = len(result)
     if costs is None:
-        costs = [message_budget_tokens(message) for message in result]
-    calls = tool_call_index(result)
+        costs = LazyCosts(result)
     boundary = find_prune_boundary(result, tail_token_budget, protect_last_n, costs)
-    changed: set[int] = set()
-
-    # Pass 1: deduplicate identical tool outputs over the whole list (newest copy survives).
-    seen: set[str] = set()
+    calls = tool_call_index(result)
+    changed = 0
+    candidates: list[int] = []
+    # Pass 1 keys: a cheap key (length and last characters) picks the few outputs to compare in
+    # full, so no output is hashed whole (the same outcome as keying by the content itself).
+    seen: dict[tuple[int, str], list[str]] = {}
     for i in range(n - 1, head_end - 1, -1):
         message = result[i]
-        content = message.get("content")
-        if message.get("role") != "tool" or not isinstance(content, str) or len(content) < DEDUP_MIN_CHARS:
-            continue
-        key = hashlib.md5(content.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        if key in seen:
-            result[i] = {**message, "content": DUPLICATE_TOOL_OUTPUT}
-            changed.add(i)
-        else:
-            seen.add(key)
-
-    # Passes 2 and 3: one-liners for old tool results, shrunk arguments for old tool calls.
-    for i in range(head_end, boundary):
-        message = result[i]
         role = message.get("role")
+        content = message.get("content")
         if role == "tool":
-            new_content = _summarised_content(message, calls)
-            if new_content is not None:
-                result[i] = {**message, "content": new_content}
-                changed.add(i)
-        elif role == "assistant" and message.get("tool_calls"):
-            new_calls = _truncated_calls(message)
+            if isinstance(content, str) and len(content) >= DEDUP_MIN_CHARS:
+                # Pass 1: the newest copy of an identical output survives.
+                key = (len(content), content[-_KEY_EDGE:])
+                bucket = seen.get(key)
+                if bucket is None:
+                    seen[key] = [content]
+                elif content in bucket:
+                    message = result[i] = {**message, "content": DUPLICATE_TOOL_OUTPUT}
+                    content = DUPLICATE_TOOL_OUTPUT
+                    changed += 1
+                else:
+                    bucket.append(content)
+            if i < boundary:
+                new_content = _summarised_content(message, calls)  # pass 2
+                if new_content is not None:
+                    if message is messages[i]:
+                        changed += 1
+                    message = result[i] = {**message, "content": new_content}
+                    content = new_content
+        elif i < boundary and role == "assistant" and message.get("tool_calls"):
+            new_calls = _truncated_calls(message)  # pass 3
             if new_calls is not None:
                 result[i] = {**message, "tool_calls": new_calls}
-                changed.add(i)
-    return result, len(changed)
+                changed += 1
+        if isinstance(content, str):
+            lead = content[:1]
+            if (lead == "[" and content.startswith(SUMMARY_MARKERS)) or (lead.isspace() and is_summary_text(content)):
+                candidates.append(i)
+        elif content is not None:
+            candidates.append(i)  # list or dict content: phase 2 reads its text
+    candidates.reverse()
+    return PrunePass(result, changed, candidates)

@@ -252,10 +252,13 @@ class TokenLedger:
     Entries are matched by position and object identity; the newest 16 are also checked against a
     cheap fingerprint (key count, content length and identity, tool-call count) to notice in-place
     edits. An in-place edit of an older message is not noticed — call `reset()` after such surgery.
-    The rough totals equal `estimate_messages_tokens_rough` exactly.
+    The rough totals equal `estimate_messages_tokens_rough` exactly. Thread-safe: `measure` can
+    fill the cache from a worker (a long history measured once costs ~2.5 ms per 1,000 messages)
+    while the event loop keeps answering from it.
     """
 
     def __init__(self) -> None:
+        self._lock = threading.RLock()  # a worker may measure while the loop reads the totals
         self._messages: list[Message] = []
         self._prints: list[tuple[int, int, int, int]] = []
         self._chars: list[int] = []
@@ -267,7 +270,25 @@ class TokenLedger:
         self._tools_tokens = 0
 
     def reset(self) -> None:
-        self.__init__()
+        with self._lock:
+            self.__init__()
+
+    def unmeasured(self, messages: Sequence[Message]) -> int:
+        """About how many of `messages` the next call would measure (0 when the cache covers them).
+
+        A cheap look (length and the identity of the last cached message), for deciding whether
+        to measure in a worker first; the measuring itself re-checks everything.
+        """
+        with self._lock:
+            known = len(self._messages)
+            if known and len(messages) >= known and messages[known - 1] is self._messages[-1]:
+                return len(messages) - known
+            return len(messages)
+
+    def measure(self, messages: Sequence[Message]) -> None:
+        """Bring the cache up to date with `messages` (safe to call from a worker thread)."""
+        with self._lock:
+            self._sync(messages)
 
     def _sync(self, messages: Sequence[Message]) -> None:
         cached = self._messages
@@ -299,8 +320,9 @@ class TokenLedger:
 
     def rough_messages_tokens(self, messages: Sequence[Message]) -> int:
         """Same value as `estimate_messages_tokens_rough(messages)`, in O(new messages)."""
-        self._sync(messages)
-        return (self._chars_total + 3) // 4 + self._images_total * ROUGH_IMAGE_PART_TOKENS
+        with self._lock:
+            self._sync(messages)
+            return (self._chars_total + 3) // 4 + self._images_total * ROUGH_IMAGE_PART_TOKENS
 
     def rough_request_tokens(
         self,
@@ -322,6 +344,10 @@ class TokenLedger:
 
     def exact_messages_tokens(self, messages: Sequence[Message], model: str) -> int:
         """Sum of tiktoken counts of each message's text (content + tool calls), cached per message."""
+        with self._lock:
+            return self._exact_locked(messages, model)
+
+    def _exact_locked(self, messages: Sequence[Message], model: str) -> int:
         self._sync(messages)
         encoding_name = encoding_for_model(model)[0]
         total = 0

@@ -28,13 +28,27 @@ _BROWSER_TOOLS = frozenset(
 _SKILL_TOOLS = frozenset({"skill_view", "skills_list", "skill_manage"})
 
 
+_DECODER = json.JSONDecoder()
+_JSON_SPACE = " \t\n\r"
+
+
 def _parse_args(args_json: str | None) -> dict[str, Any]:
+    """`json.loads(args_json)` when that is a dict, else {} — without json.loads' per-call overhead."""
     if not args_json:
         return {}
+    if not isinstance(args_json, str):
+        try:
+            parsed = json.loads(args_json)
+        except (ValueError, TypeError):
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    start = len(args_json) - len(args_json.lstrip(_JSON_SPACE))
     try:
-        parsed = json.loads(args_json)
-    except (ValueError, TypeError):
+        parsed, end = _DECODER.raw_decode(args_json, start)
+    except ValueError:
         return {}
+    if end != len(args_json) and args_json[end:].strip(_JSON_SPACE):
+        return {}  # extra data after the value: json.loads rejects it too
     return parsed if isinstance(parsed, dict) else {}
 
 
@@ -49,29 +63,34 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _n(content: str) -> str:
+    """The content length with thousands separators, as the one-liners show it."""
+    return f"{len(content):,}"
+
+
 def _line_count(content: str) -> int:
-    return content.count("\n") + 1 if content.strip() else 0
+    return content.count("\n") + 1 if content and not content.isspace() else 0  # no stripped copy
 
 
-def _terminal(args: dict[str, Any], content: str, n: str) -> str:
+def _terminal(args: dict[str, Any], content: str) -> str:
     command = _cut(_text(args.get("command")), 80)
     match = _EXIT_CODE_RE.search(content)
     exit_code = match.group(1) if match else "?"
     return f"[terminal] ran `{command}` -> exit {exit_code}, {_line_count(content)} lines output"
 
 
-def _read_file(args: dict[str, Any], content: str, n: str) -> str:
+def _read_file(args: dict[str, Any], content: str) -> str:
     offset = args.get("offset") or 1
-    return f"[read_file] read {_text(args.get('path'))} from line {offset} ({n} chars)"
+    return f"[read_file] read {_text(args.get('path'))} from line {offset} ({_n(content)} chars)"
 
 
-def _write_file(args: dict[str, Any], content: str, n: str) -> str:
+def _write_file(args: dict[str, Any], content: str) -> str:
     written = args.get("content")
     lines = str(written.count("\n") + 1) if isinstance(written, str) else "?"
     return f"[write_file] wrote to {_text(args.get('path'))} ({lines} lines)"
 
 
-def _search_files(args: dict[str, Any], content: str, n: str) -> str:
+def _search_files(args: dict[str, Any], content: str) -> str:
     target = _text(args.get("target")) or "content"
     path = _text(args.get("path")) or "."
     match = _TOTAL_COUNT_RE.search(content)
@@ -79,50 +98,50 @@ def _search_files(args: dict[str, Any], content: str, n: str) -> str:
     return f"[search_files] {target} search for '{_text(args.get('pattern'))}' in {path} -> {count} matches"
 
 
-def _patch(args: dict[str, Any], content: str, n: str) -> str:
+def _patch(args: dict[str, Any], content: str) -> str:
     mode = _text(args.get("mode")) or "replace"
-    return f"[patch] {mode} in {_text(args.get('path'))} ({n} chars result)"
+    return f"[patch] {mode} in {_text(args.get('path'))} ({_n(content)} chars result)"
 
 
-def _web_search(args: dict[str, Any], content: str, n: str) -> str:
-    return f"[web_search] query='{_text(args.get('query'))}' ({n} chars result)"
+def _web_search(args: dict[str, Any], content: str) -> str:
+    return f"[web_search] query='{_text(args.get('query'))}' ({_n(content)} chars result)"
 
 
-def _web_extract(args: dict[str, Any], content: str, n: str) -> str:
+def _web_extract(args: dict[str, Any], content: str) -> str:
     urls = args.get("urls")
     urls = urls if isinstance(urls, list) else ([urls] if urls else [])
     first = _text(urls[0]) if urls else ""
     more = f" (+{len(urls) - 1} more)" if len(urls) > 1 else ""
-    return f"[web_extract] {first}{more} ({n} chars)"
+    return f"[web_extract] {first}{more} ({_n(content)} chars)"
 
 
-def _delegate_task(args: dict[str, Any], content: str, n: str) -> str:
-    return f"[delegate_task] '{_cut(_text(args.get('goal')), 60)}' ({n} chars result)"
+def _delegate_task(args: dict[str, Any], content: str) -> str:
+    return f"[delegate_task] '{_cut(_text(args.get('goal')), 60)}' ({_n(content)} chars result)"
 
 
-def _execute_code(args: dict[str, Any], content: str, n: str) -> str:
+def _execute_code(args: dict[str, Any], content: str) -> str:
     code = _text(args.get("code")).replace("\n", " ")
     shown = code[:60] + ("..." if len(code) > 60 else "")
     return f"[execute_code] `{shown}` ({_line_count(content)} lines output)"
 
 
-def _vision_analyze(args: dict[str, Any], content: str, n: str) -> str:
-    return f"[vision_analyze] '{_text(args.get('question'))[:50]}' ({n} chars)"
+def _vision_analyze(args: dict[str, Any], content: str) -> str:
+    return f"[vision_analyze] '{_text(args.get('question'))[:50]}' ({_n(content)} chars)"
 
 
-def _memory(args: dict[str, Any], content: str, n: str) -> str:
+def _memory(args: dict[str, Any], content: str) -> str:
     return f"[memory] {_text(args.get('action'))} on {_text(args.get('target'))}"
 
 
-def _cronjob(args: dict[str, Any], content: str, n: str) -> str:
+def _cronjob(args: dict[str, Any], content: str) -> str:
     return f"[cronjob] {_text(args.get('action'))}"
 
 
-def _process(args: dict[str, Any], content: str, n: str) -> str:
+def _process(args: dict[str, Any], content: str) -> str:
     return f"[process] {_text(args.get('action'))} session={_text(args.get('session_id'))}"
 
 
-_Formatter = Callable[[dict[str, Any], str, str], str]
+_Formatter = Callable[[dict[str, Any], str], str]
 
 _FORMATTERS: dict[str, _Formatter] = {
     "terminal": _terminal,
@@ -136,9 +155,9 @@ _FORMATTERS: dict[str, _Formatter] = {
     "execute_code": _execute_code,
     "vision_analyze": _vision_analyze,
     "memory": _memory,
-    "todo": lambda args, content, n: "[todo] updated task list",
-    "clarify": lambda args, content, n: "[clarify] asked user a question",
-    "text_to_speech": lambda args, content, n: f"[text_to_speech] generated audio ({n} chars)",
+    "todo": lambda args, content: "[todo] updated task list",
+    "clarify": lambda args, content: "[clarify] asked user a question",
+    "text_to_speech": lambda args, content: f"[text_to_speech] generated audio ({_n(content)} chars)",
     "cronjob": _cronjob,
     "process": _process,
 }
@@ -163,10 +182,10 @@ def summarize_tool_result(tool_name: str, args_json: str | None, content: str) -
     """A one-line description of a tool call and its result (never raises on odd arguments)."""
     tool = tool_name or "tool"
     args = _parse_args(args_json)
-    n = f"{len(content):,}"
     formatter = _FORMATTERS.get(tool)
     if formatter is not None:
-        return formatter(args, content, n)
+        return formatter(args, content)
+    n = _n(content)
     if tool in _BROWSER_TOOLS:
         return _browser(tool, args, n)
     if tool in _SKILL_TOOLS:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import CompressOutcome, ContextCompressor
+from hermes_tui.core.context.offload import off_loop
 from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory import MemoryHooks
@@ -327,6 +328,10 @@ class CompressionOrchestrator:
         """What the compression did, for the inspector: `state_meta["compression:<child id>"]`."""
         if self._db is None:
             return
+        rough_before, rough_after = await off_loop(  # measuring the long "before" list takes a while
+            lambda: (estimate_messages_tokens_rough(before), estimate_messages_tokens_rough(result.messages)),
+            size=len(before),
+        )
         record = {
             "parent_session_id": old_id,
             "reason": reason,
@@ -334,8 +339,8 @@ class CompressionOrchestrator:
             "messages_after": len(result.messages),
             "tokens_before": result.tokens_before,
             "tokens_after": result.tokens_after,
-            "rough_tokens_before": estimate_messages_tokens_rough(before),
-            "rough_tokens_after": estimate_messages_tokens_rough(result.messages),
+            "rough_tokens_before": rough_before,
+            "rough_tokens_after": rough_after,
             "dropped_count": result.dropped,
             "focus_topic": focus_topic,
             "fallback_used": result.fallback_used,

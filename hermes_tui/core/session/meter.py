@@ -15,6 +15,7 @@ from typing import Any
 
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import ContextCompressor
+from hermes_tui.core.context.offload import off_loop
 from hermes_tui.core.context.tokens import TokenLedger, build_context_budget
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.messages import Message
@@ -79,6 +80,15 @@ class ContextMeter:
     def last_prompt_tokens(self) -> int:
         """The last provider-reported prompt size (0 = none yet, -1 = unknown since a compression)."""
         return self._compressor.last_prompt_tokens
+
+    async def prepare(self, messages: Sequence[Message] | None = None) -> None:
+        """Measure a long history in a worker, so the next `estimate` answers from the cache.
+
+        Call it where a long list first appears (a resume, a turn's start): the first measurement
+        of 20,000 messages takes ~50 ms, which would otherwise run on the event loop.
+        """
+        target = list(self._session.messages if messages is None else messages)
+        await off_loop(self.ledger.measure, target, size=self.ledger.unmeasured(target))
 
     def estimate(self, messages: Sequence[Message] | None = None) -> int:
         """Rough size of the next request (messages + system prompt + tool schemas), cached per message."""

@@ -109,6 +109,7 @@ class SessionMoves:
         await session.switch_to(target)
         self._meter.reset(totals=False)
         self._hooks.on_session_switch(target, parent_session_id=old, reason="resume")
+        await self._meter.prepare()  # a long history is measured in a worker, not on the event loop
         self._meter.publish()
         users = sum(1 for m in session.messages if m.get("role") == "user")
         total = len(session.messages)

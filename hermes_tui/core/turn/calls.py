@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Final
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.context.offload import off_loop
 from hermes_tui.core.providers.base import ChatRequest, Usage
 from hermes_tui.core.providers.credentials import cooldown_for
 from hermes_tui.core.turn import recovery, repairs
@@ -50,14 +51,16 @@ NETWORK_CONTINUE_PROMPT = (
 STICKY_REPAIRS = frozenset({"text_tool_results", "strip_schema_patterns"})
 
 
-def build_request(state: TurnState, deps: TurnDeps) -> ChatRequest:
+async def build_request(state: TurnState, deps: TurnDeps) -> ChatRequest:
     settings = deps.settings
     quirks = deps.chain.active.quirks
-    messages = build_api_messages(
-        state.messages,
+    messages = await off_loop(  # a long history's copy is built in a worker, never on the event loop
+        build_api_messages,
+        list(state.messages),
         deps.session.system_prompt,
         extra_user_context=state.api_context,
         extra_messages=state.extra_messages or None,
+        size=len(state.messages),
     )
     if "text_tool_results" in quirks:
         repairs.text_tool_results(messages)
@@ -76,7 +79,7 @@ async def _stream_once(state: TurnState, deps: TurnDeps) -> StreamAccumulator:
     acc = StreamAccumulator()
     state.acc = acc
     deps.events.emit(ev.AssistantStarted(state.api_calls))
-    async for event in deps.provider.stream(build_request(state, deps)):
+    async for event in deps.provider.stream(await build_request(state, deps)):
         out = acc.feed(event)
         if out is not None:
             deps.events.emit(out)

@@ -64,6 +64,7 @@ class TurnRunner:
             await session.flush(state.messages)  # the prompt is stored before anything can go wrong
             self.saver.start()
             await session.prompt()
+            await deps.meter.prepare(state.messages)  # measures a long history in a worker
             deps.meter.publish(state.messages)
             await self._preflight()
             deps.hooks.on_turn_start(session.counters.user_turns, state.user_message)

@@ -26,6 +26,7 @@ from textual.worker import Worker, WorkerState
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.keymap import APP_BINDINGS
+from hermes_tui.lineage_sync import LineageSync
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
@@ -93,11 +94,19 @@ class HermesApp(App[int]):
         self._last_ctrl_c = 0.0
         self._closed = False
         self.ready = asyncio.Event()
+        self._lineage_sync: LineageSync | None = None
 
     # ------------------------------------------------------------------ start-up
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(provider_label=f"{self.choice.provider}:{self.choice.model}", is_demo=self.choice.is_demo)
+
+    @property
+    def lineage_sync(self) -> LineageSync:
+        """What keeps the Sessions tree up to date (created with the main screen's tree)."""
+        if self._lineage_sync is None:
+            self._lineage_sync = LineageSync(self.main.lineage)
+        return self._lineage_sync
 
     @property
     def main(self) -> MainScreen:
@@ -159,9 +168,14 @@ class HermesApp(App[int]):
         self.post_message(CoreEvent(event))
 
     async def refresh_lineage(self) -> None:
-        if self.agent is None:
-            return
-        self.main.lineage.set_nodes(await self.agent.lineage(), self.agent.session_id)
+        """Read every session into the Sessions tree (start-up)."""
+        if self.agent is not None:
+            await self.lineage_sync.reload(self.agent, self.db)
+
+    async def sync_lineage(self, *session_ids: str | None) -> None:
+        """Update the tree's rows of these sessions and of the current one (all, if another process wrote)."""
+        if self.agent is not None:
+            await self.lineage_sync.refresh(self.agent, self.db, session_ids)
 
     async def on_core_event(self, message: CoreEvent) -> None:
         """Hand the event to its handler; events nobody shows (e.g. TurnStarted) are ignored."""
@@ -223,14 +237,14 @@ class HermesApp(App[int]):
     @handles(ev.TitleChanged)
     async def _show_title_changed(self, event: ev.TitleChanged) -> None:
         self.main.status_bar.set_session(event.session_id, event.title)
-        await self.refresh_lineage()
+        self.lineage_sync.retitle(event.session_id, event.title)
 
     @handles(ev.SessionRotated)
     async def _show_session_rotated(self, event: ev.SessionRotated) -> None:
         self.main.status_bar.set_session(event.new, event.title)
         if event.reason == "compression":
             self.main.conversation.add_notice("rotation", f"Continued in child session {event.new}")
-        await self.refresh_lineage()
+        await self.sync_lineage(event.old, event.new)
 
     @handles(ev.ReviewEntry)
     async def _show_review_entry(self, event: ev.ReviewEntry) -> None:
@@ -253,7 +267,7 @@ class HermesApp(App[int]):
         self.main.status_bar.state = "interrupted" if event.interrupted else "idle"
         if event.failed and event.error:
             self.main.conversation.add_notice("warning", event.error)
-        await self.refresh_lineage()
+        await self.sync_lineage()
 
     # ------------------------------------------------------------------ input
 
@@ -310,7 +324,7 @@ class HermesApp(App[int]):
             self.main.prompt.set_text(result.prefill)
         if result.send:
             self._start_turn(result.send)
-        await self.refresh_lineage()
+        await self.sync_lineage()
 
     async def on_lineage_tree_session_chosen(self, message: LineageTree.SessionChosen) -> None:
         if self.agent is None or message.session_id == self.agent.session_id:

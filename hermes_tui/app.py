@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from textual import events
 from textual.app import App
 from textual.binding import BindingType
 from textual.message import Message
@@ -25,6 +26,7 @@ from textual.worker import Worker, WorkerState
 
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
+from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.lineage_sync import LineageSync
 from hermes_tui.screens.approval import ApprovalScreen
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
 
 QUIT_WINDOW_S = 2.0
+GC_TICK_S = 0.25
 
 EventT = TypeVar("EventT", bound=ev.Event)
 Handler = Callable[["HermesApp", EventT], Awaitable[None]]
@@ -95,6 +98,7 @@ class HermesApp(App[int]):
         self._closed = False
         self.ready = asyncio.Event()
         self._lineage_sync: LineageSync | None = None
+        self.gc_pacer = GcPacer()
 
     # ------------------------------------------------------------------ start-up
 
@@ -154,6 +158,8 @@ class HermesApp(App[int]):
         await self.refresh_lineage()
         self.ready.set()
         await self._warm_up_sdk()
+        self.gc_pacer.start()  # after the imports: what start-up left alive is frozen
+        self.set_interval(GC_TICK_S, self.gc_pacer.tick)
 
     async def _warm_up_sdk(self) -> None:
         """Import the provider SDK now (after the first frame) so the first turn doesn't pay for it."""
@@ -391,5 +397,11 @@ class HermesApp(App[int]):
         if self.db is not None:
             await self.db.close()
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseEvent)):
+            self.gc_pacer.note_input()  # full garbage collections wait for a pause in typing
+        await super().on_event(event)
+
     async def on_unmount(self) -> None:
+        self.gc_pacer.stop()
         await self.shutdown_agent()

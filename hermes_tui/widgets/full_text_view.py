@@ -106,8 +106,7 @@ class FullTextView(ScrollView, can_focus=True):
         self._wrapped_width = width
         self.virtual_size = Size(width, len(rows))
         self.refresh()
-        if width != self._text_width():  # resized meanwhile
-            self._schedule_wrap()
+        self.call_after_refresh(self._schedule_wrap)  # resized meanwhile: wrap again
 
     def on_unmount(self) -> None:
         if self._wrap_task is not None:

@@ -16,7 +16,7 @@ Situations:
   compress     a turn whose preflight compresses a 20,000-message history (agentic turns as in
                bench/context_bench.py), from Enter to the end of the turn;
   resume-open  opening the TUI on a 10,000-message session (`--resume`), from the first frame
-               until the history is on screen;
+               until the history is on screen (start-up itself is bench/startup.py's);
   resume-send  then sending a prompt in it, from Enter to the end of the turn (the context window
                is set large enough that this turn does not compress: that is `compress`).
 
@@ -39,6 +39,7 @@ import string
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,7 +64,7 @@ COMPRESS_MESSAGES = 20_000
 RESUME_MESSAGES = 10_000
 SUMMARY = "## Active Task\nKeep fixing the failing tests.\n## Goal\nAll tests pass."
 TYPED = string.ascii_lowercase
-PROMPT_RESET_LENGTH = 30
+PROMPT_RESET_LENGTH = 30  # the tmux run clears its typing after this many keys
 SIZE = (120, 40)
 
 
@@ -195,50 +196,72 @@ def stream_reply() -> dict[str, Any]:
 # --------------------------------------------------------------------------- loop path (Pilot)
 
 
-class KeyProbe:
-    """Sends keys as the terminal driver does and times them until a frame shows them."""
+class Typist:
+    """A user typing into the prompt from outside the event loop; each key timed until a frame shows it.
+
+    Keys are sent from a thread of their own, as the terminal driver's input thread sends them, so
+    a key pressed while the event loop is busy waits for it — and that wait is measured.
+    """
 
     def __init__(self, app: HermesApp) -> None:
         self.app = app
-        self._waiting: tuple[str, asyncio.Future[float]] | None = None
+        self._target = 0  # the prompt length that shows the key in flight
+        self._shown = threading.Event()
+        self._shown_at = 0.0
         self._chars = 0
         original = app._display
 
         def display(screen: Any, renderable: Any) -> None:
-            waiting = self._waiting
-            if renderable is not None and waiting is not None:
-                expected, future = waiting
-                if not future.done() and app.main.prompt.value == expected:
-                    future.set_result(time.perf_counter())
+            target = self._target
+            if renderable is not None and target and not self._shown.is_set() and len(app.main.prompt.value) >= target:
+                self._shown_at = time.perf_counter()
+                self._shown.set()
             original(screen, renderable)
 
         app._display = display  # type: ignore[method-assign]
 
-    async def press(self, timeout: float = 30.0) -> float:
-        """One keystroke into the prompt; seconds until the frame that shows it."""
-        prompt = self.app.main.prompt
-        if len(prompt.value) >= PROMPT_RESET_LENGTH:
-            prompt.value = ""
-            await asyncio.sleep(0.02)
-        char = TYPED[self._chars % len(TYPED)]
-        self._chars += 1
-        future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
-        self._waiting = (prompt.value + char, future)
-        started = time.perf_counter()
+    def _type(
+        self,
+        base: int,
+        stop: threading.Event,
+        result: Result,
+        gap: tuple[float, float],
+        on_key: Callable[[float], None],
+    ) -> None:
         driver = self.app._driver
         assert driver is not None
-        driver.send_message(events.Key(char, char))
-        try:
-            shown = await asyncio.wait_for(future, timeout)
-        finally:
-            self._waiting = None
-        return shown - started
+        typed = 0
+        while not stop.wait(random.uniform(*gap)):
+            char = TYPED[self._chars % len(TYPED)]
+            self._chars += 1
+            typed += 1
+            self._shown.clear()
+            self._target = base + typed
+            started = time.perf_counter()
+            driver.send_message(events.Key(char, char))
+            if not self._shown.wait(60):
+                raise TimeoutError("a key never reached the screen")
+            result.add(self._shown_at - started)
+            on_key(self._shown_at - started)
+        self._target = 0
 
-    async def sample(self, result: Result, until: Callable[[], bool], gap: tuple[float, float] = (0.02, 0.06)) -> None:
-        """Press keys at random gaps until `until()` is true."""
+    async def type_while(
+        self,
+        result: Result,
+        until: Callable[[], bool],
+        *,
+        gap: tuple[float, float] = (0.02, 0.06),
+        on_key: Callable[[float], None] = lambda _latency: None,
+    ) -> None:
+        """Type keys at random gaps (wall clock) until `until()` is true."""
+        stop = threading.Event()
+        base = len(self.app.main.prompt.value)
+        thread = threading.Thread(target=self._type, args=(base, stop, result, gap, on_key), daemon=True)
+        thread.start()
         while not until():
-            await asyncio.sleep(random.uniform(*gap))
-            result.add(await self.press())
+            await asyncio.sleep(0.01)
+        stop.set()
+        await asyncio.to_thread(thread.join)
 
     def send_key(self, key: str, char: str | None = None) -> None:
         driver = self.app._driver
@@ -267,7 +290,7 @@ async def wait_started(app: HermesApp, timeout: float = 60) -> None:
     await wait_for(lambda: app.gc_pacer.started, timeout, "the end of start-up")
 
 
-async def submit(app: HermesApp, probe: KeyProbe, text: str) -> None:
+async def submit(app: HermesApp, probe: Typist, text: str) -> None:
     """Type a prompt (set directly) and press Enter through the driver; returns once the turn started."""
     before = app.turn_worker
     app.main.prompt.value = text
@@ -290,36 +313,38 @@ async def situation_idle(root: Path, server: ServerProcess, keys: int) -> Result
     app = make_app(Home(root / "idle").ensure(), server)
     async with app.run_test(size=SIZE):
         await wait_started(app)
-        probe = KeyProbe(app)
+        typist = Typist(app)
         result.load_before = load_average()
-        for _ in range(keys):
-            await asyncio.sleep(random.uniform(0.02, 0.06))
-            result.add(await probe.press())
+        await typist.type_while(result, lambda: len(result.latencies_ms) >= keys)
         result.load_after = load_average()
     return result
 
 
 async def situation_stream(root: Path, server: ServerProcess) -> list[Result]:
-    early, late, whole = Result("stream 200 KB, answer < 10 KB"), Result("stream 200 KB, answer > 150 KB"), Result("")
-    whole.situation = "stream 200 KB at 1,000 deltas/s"
+    size = f"{STREAM_CHARS // 1000} KB"
+    whole = Result(f"stream {size} at 1,000 deltas/s")
+    early, late = (
+        Result(f"stream {size}, answer < 10 KB"),
+        Result(f"stream {size}, answer > {STREAM_CHARS * 3 // 4000} KB"),
+    )
     server.enqueue(stream_reply())
     app = make_app(Home(root / "stream").ensure(), server)
     async with app.run_test(size=SIZE):
         await wait_started(app)
-        probe = KeyProbe(app)
+        typist = Typist(app)
         convo = app.main.conversation
-        whole.load_before = load_average()
-        await submit(app, probe, "Write the long report")
-        started = time.perf_counter()
-        while app.turn_running:
-            await asyncio.sleep(random.uniform(0.02, 0.06))
-            shown = len(convo.streamed_text())
-            latency = await probe.press()
-            whole.add(latency)
+
+        def classify(latency: float) -> None:
+            shown = len(convo.items[-1].text) if convo.items else 0
             if shown < 10_000:
                 early.add(latency)
-            elif shown > 150_000:
+            elif shown > STREAM_CHARS * 3 // 4:
                 late.add(latency)
+
+        whole.load_before = load_average()
+        await submit(app, typist, "Write the long report")
+        started = time.perf_counter()
+        await typist.type_while(whole, lambda: not app.turn_running, on_key=classify)
         elapsed = time.perf_counter() - started
         whole.load_after = early.load_after = late.load_after = load_average()
         early.load_before = late.load_before = whole.load_before
@@ -331,52 +356,60 @@ async def situation_stream(root: Path, server: ServerProcess) -> list[Result]:
     return [whole, early, late]
 
 
-async def situation_compress(root: Path, server: ServerProcess) -> Result:
+async def situation_compress(root: Path, server: ServerProcess, rounds: int) -> Result:
     result = Result(f"turn compressing {COMPRESS_MESSAGES:,} messages")
-    home = Home(root / "compress").ensure()
-    await store_session(home, "big-history", agentic_history(COMPRESS_MESSAGES + 1)[1:])
-    server.enqueue({"text": SUMMARY}, {"text": SUMMARY}, {"text": "Done: all tests pass now."})
-    app = make_app(home, server, resume="big-history")
-    async with app.run_test(size=SIZE):
-        await wait_started(app)
-        await wait_for(lambda: len(app.main.conversation.items) > 0, 30, "the history")
-        probe = KeyProbe(app)
-        await asyncio.sleep(0.5)
-        result.load_before = load_average()
-        started = time.perf_counter()
-        await submit(app, probe, "Fix the remaining failures")
-        await probe.sample(result, lambda: not app.turn_running)
-        elapsed = time.perf_counter() - started
-        result.load_after = load_average()
-        child = app.agent.session_id if app.agent else ""
-        compressed = "compressed" if child != "big-history" else "NOT compressed"
-        result.note = f"turn {elapsed:.1f} s, {compressed}"
+    history = agentic_history(COMPRESS_MESSAGES + 1)[1:]
+    notes = []
+    for round_index in range(rounds):
+        home = Home(root / f"compress-{round_index}").ensure()
+        await store_session(home, "big-history", history)
+        server.enqueue({"text": SUMMARY}, {"text": SUMMARY}, {"text": "Done: all tests pass now."})
+        app = make_app(home, server, resume="big-history")
+        async with app.run_test(size=SIZE):
+            await wait_started(app)
+            await wait_for(lambda app=app: len(app.main.conversation.items) > 0, 30, "the history")
+            typist = Typist(app)
+            await asyncio.sleep(0.5)
+            result.load_before = result.load_before or load_average()
+            started = time.perf_counter()
+            await submit(app, typist, "Fix the remaining failures")
+            await typist.type_while(result, lambda app=app: not app.turn_running)
+            compressed = app.agent is not None and app.agent.session_id != "big-history"
+            notes.append(f"{time.perf_counter() - started:.1f} s{'' if compressed else ' (NOT compressed)'}")
+    result.load_after = load_average()
+    result.note = f"{rounds} turns: {', '.join(notes)}"
     return result
 
 
-async def situation_resume(root: Path, server: ServerProcess) -> list[Result]:
+async def situation_resume(root: Path, server: ServerProcess, rounds: int) -> list[Result]:
     opening = Result(f"open a {RESUME_MESSAGES:,}-message session (--resume)")
     sending = Result(f"send in the resumed {RESUME_MESSAGES:,}-message session")
-    home = Home(root / "resume").ensure()
-    await store_session(home, "long-session", synthetic_history(RESUME_MESSAGES))
-    server.enqueue({"text": "Here is the answer to your question."})
-    app = make_app(home, server, resume="long-session", context_length=4_000_000)
+    history = synthetic_history(RESUME_MESSAGES)
+    opened, turns = [], []
     opening.load_before = load_average()
-    async with app.run_test(size=SIZE):
-        probe = KeyProbe(app)
-        started = time.perf_counter()
-        await probe.sample(opening, lambda: app.ready.is_set() and len(app.main.conversation.items) > 0)
-        opened = time.perf_counter() - started
-        opening.load_after = load_average()
-        opening.note = f"history on screen after {opened:.2f} s"
-        await wait_started(app)
-        await asyncio.sleep(0.5)
-        sending.load_before = load_average()
-        started = time.perf_counter()
-        await submit(app, probe, "What changed in module 3?")
-        await probe.sample(sending, lambda: not app.turn_running)
-        sending.load_after = load_average()
-        sending.note = f"turn {time.perf_counter() - started:.2f} s"
+    for round_index in range(rounds):
+        home = Home(root / f"resume-{round_index}").ensure()
+        await store_session(home, "long-session", history)
+        server.enqueue({"text": "Here is the answer to your question."})
+        app = make_app(home, server, resume="long-session", context_length=4_000_000)
+        async with app.run_test(size=SIZE):
+            await wait_for(lambda app=app: app.main.prompt.region.area > 0, 30, "the first frame")
+            typist = Typist(app)
+            started = time.perf_counter()
+            await typist.type_while(
+                opening, lambda app=app: app.ready.is_set() and len(app.main.conversation.items) > 0
+            )
+            opened.append(time.perf_counter() - started)
+            await wait_started(app)
+            await asyncio.sleep(0.5)
+            sending.load_before = sending.load_before or load_average()
+            started = time.perf_counter()
+            await submit(app, typist, "What changed in module 3?")
+            await typist.type_while(sending, lambda app=app: not app.turn_running)
+            turns.append(time.perf_counter() - started)
+    opening.load_after = sending.load_after = load_average()
+    opening.note = "history on screen after " + ", ".join(f"{seconds:.2f}" for seconds in opened) + " s"
+    sending.note = "turns of " + ", ".join(f"{seconds:.2f}" for seconds in turns) + " s"
     return [opening, sending]
 
 
@@ -513,16 +546,16 @@ def print_table(results: list[Result], markdown: bool) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
 
 
-async def run_loop(root: Path, server: ServerProcess, situations: list[str], keys: int) -> list[Result]:
+async def run_loop(root: Path, server: ServerProcess, situations: list[str], keys: int, rounds: int) -> list[Result]:
     results: list[Result] = []
     if "idle" in situations:
         results.append(await situation_idle(root, server, keys))
     if "stream" in situations:
         results.extend(await situation_stream(root, server))
     if "compress" in situations:
-        results.append(await situation_compress(root, server))
+        results.append(await situation_compress(root, server, rounds))
     if "resume" in situations:
-        results.extend(await situation_resume(root, server))
+        results.extend(await situation_resume(root, server, rounds))
     return results
 
 
@@ -530,6 +563,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--situations", default="idle,stream,compress,resume", help="comma-separated")
     parser.add_argument("--keys", type=int, default=100, help="keys pressed in the idle situations")
+    parser.add_argument("--rounds", type=int, default=3, help="turns in the compress and resume situations")
     parser.add_argument("--no-tmux", action="store_true", help="skip the terminal run")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--json", action="store_true", help="also print every latency as JSON")
@@ -546,7 +580,7 @@ def main(argv: list[str] | None = None) -> int:
     random.seed(7)
     with tempfile.TemporaryDirectory(prefix="latency-bench-") as folder, ServerProcess() as server:
         root = Path(folder)
-        results = asyncio.run(run_loop(root, server, situations, args.keys))
+        results = asyncio.run(run_loop(root, server, situations, args.keys, args.rounds))
         if not args.no_tmux and shutil.which("tmux"):
             results.extend(tmux_situations(root, server, args.keys))
     print_table(results, args.markdown)

@@ -34,6 +34,7 @@ from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
+from hermes_tui.widgets.textual_workarounds import release_removed_widget_lines
 
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
@@ -98,7 +99,7 @@ class HermesApp(App[int]):
         self._closed = False
         self.ready = asyncio.Event()
         self._lineage_sync: LineageSync | None = None
-        self.gc_pacer = GcPacer()
+        self.gc_pacer = GcPacer(release=release_removed_widget_lines)
 
     # ------------------------------------------------------------------ start-up
 

@@ -1,20 +1,22 @@
 """`GcPacer`: keeps Python's full garbage collections from landing between a keystroke and its echo.
 
-A full (oldest-generation) collection walks every live object the collector tracks. In a Textual
-app that is a great many — every drawn line keeps a handful of small caches — so one takes
-~0.5 µs per object: 100-200 ms here once an answer is on screen, and CPython starts one by itself
-every few seconds while an answer streams (measured: most keystrokes slower than 100 ms during a
-stream were waiting for one). The pacer
+A full (oldest-generation) collection walks every live object the collector tracks, ~0.5 µs each
+here. A Textual app holds a great many (every drawn line keeps several small caches): once an
+answer streamed, CPython's own full collections took 40-200 ms and came every second or so, and
+most keystrokes slower than 100 ms during a stream were waiting for one. The pacer
 
-1. moves what is alive once start-up is done (modules, classes, the SDK, the app's own widgets)
-   into the permanent generation (`gc.freeze`), which no collection walks again;
+1. moves what is alive once start-up is done (modules, classes, the SDK, the first screen) into
+   the permanent generation (`gc.freeze`), which no collection walks again;
 2. turns off CPython's automatic full collections, keeping the cheap young-generation ones;
 3. runs the full collection itself when one is due (as many younger collections have run as
-   would have triggered one) and the user has not typed or clicked for `quiet_s` — or anyway
-   once it has waited `max_delay_s`, so memory held by garbage cycles never grows unbounded.
+   would have started one) at a pause in typing — no key or mouse input for `quiet_s` — or once
+   it has waited `max_delay_s`. The wait is short on purpose: while an answer streams, cyclic
+   garbage (removed Markdown blocks) piles up at ~25,000 objects a second, and a late collection
+   has to walk all of it.
 
-Reference counting still frees everything that is not part of a cycle at once; only cyclic
-garbage waits for the paced collection. Nothing here imports Textual: the app calls `start()`,
+Reference counting still frees everything that is not part of a cycle at once. `release` (run on
+each tick) empties caches that keep removed widgets' objects alive (widgets.textual_workarounds),
+which shrinks what every collection walks. Nothing here imports Textual: the app calls `start()`,
 `note_input()` on each key or mouse event, and `tick()` a few times a second.
 """
 
@@ -27,8 +29,8 @@ from collections.abc import Callable
 YOUNG_THRESHOLD = 700  # CPython's default for the youngest generation
 MIDDLE_THRESHOLD = 10  # and for the middle one
 NEVER = 1_000_000_000  # an oldest-generation threshold that is never reached
-QUIET_S = 0.5
-MAX_DELAY_S = 20.0
+QUIET_S = 0.25
+MAX_DELAY_S = 1.0
 
 
 class GcPacer:
@@ -41,11 +43,14 @@ class GcPacer:
         max_delay_s: float = MAX_DELAY_S,
         due_after: int = MIDDLE_THRESHOLD,
         clock: Callable[[], float] = time.monotonic,
+        release: Callable[[], None] | None = None,
     ) -> None:
+        """`release` runs on every tick: it lets go of caches that keep dead objects alive."""
         self.quiet_s = quiet_s
         self.max_delay_s = max_delay_s
         self.due_after = due_after
         self.clock = clock
+        self.release = release
         self.started = False
         self.collections = 0  # full collections run by the pacer
         self.longest_s = 0.0  # the longest of them
@@ -84,6 +89,8 @@ class GcPacer:
 
     def tick(self) -> bool:
         """Run the full collection if it is due and the moment is right; True when it ran."""
+        if self.started and self.release is not None:
+            self.release()
         if not self.started or not self.due:
             self._due_since = None
             return False

@@ -18,7 +18,10 @@ Situations:
   resume-open  opening the TUI on a 10,000-message session (`--resume`), from the first frame
                until the history is on screen (start-up itself is bench/startup.py's);
   resume-send  then sending a prompt in it, from Enter to the end of the turn (the context window
-               is set large enough that this turn does not compress: that is `compress`).
+               is set large enough that this turn does not compress: that is `compress`);
+  huge         a 5 MB answer (4,000-character deltas): seconds from Enter until it is on screen, then
+               keys typed after it; an 11 MB history (11 answers of 1 MB) opened with `--resume`:
+               seconds until it is on screen, then keys typed after it.
 
 Terminal path (tmux, `--tmux`, on by default when tmux exists): the real `hermes-tui` command in a
 120x40 tmux pane against the same fake server; a key is sent with `tmux send-keys` and timed until
@@ -62,6 +65,9 @@ STREAM_DELTA_CHARS = 5
 STREAM_DELTA_SECONDS = 0.001
 COMPRESS_MESSAGES = 20_000
 RESUME_MESSAGES = 10_000
+HUGE_ANSWER_CHARS = 5_000_000
+HUGE_CHUNK_CHARS = 4_000
+HUGE_HISTORY_ANSWERS = 11  # of 1 MB each
 SUMMARY = "## Active Task\nKeep fixing the failing tests.\n## Goal\nAll tests pass."
 TYPED = string.ascii_lowercase
 PROMPT_RESET_LENGTH = 30  # the tmux run clears its typing after this many keys
@@ -356,6 +362,60 @@ async def situation_stream(root: Path, server: ServerProcess) -> list[Result]:
     return [whole, early, late]
 
 
+async def rows_on_screen(app: HermesApp) -> None:
+    """Until the last answer's Markdown is mounted and painted once more."""
+    from hermes_tui.widgets.transcript_rows import AssistantMessage
+
+    def drawn() -> bool:
+        rows = list(app.main.conversation.query(AssistantMessage))
+        views = [view for row in rows for view in row.query(".assistant-markdown")]
+        return bool(rows and views and all(view.is_mounted for view in views))
+
+    await wait_for(drawn, 60, "the answer on screen")
+    done = asyncio.Event()
+    app.call_after_refresh(done.set)
+    await done.wait()
+
+
+async def situation_huge(root: Path, server: ServerProcess, keys: int) -> list[Result]:
+    """A 5 MB answer arriving, then typing; an 11 MB history opening, then typing."""
+    answer = Result(f"after a {HUGE_ANSWER_CHARS // 1_000_000} MB answer")
+    history_result = Result(f"after opening an {HUGE_HISTORY_ANSWERS} MB history")
+    server.enqueue({"markdown": HUGE_ANSWER_CHARS, "chunk_size": HUGE_CHUNK_CHARS})
+    app = make_app(Home(root / "huge").ensure(), server)
+    async with app.run_test(size=SIZE):
+        await wait_started(app)
+        typist = Typist(app)
+        started = time.perf_counter()
+        await submit(app, typist, "Print the whole log")
+        await wait_for(lambda: not app.turn_running, 120, "the answer")
+        await rows_on_screen(app)
+        shown = time.perf_counter() - started
+        answer.load_before = load_average()
+        await typist.type_while(answer, lambda: len(answer.latencies_ms) >= keys)
+        answer.load_after = load_average()
+        answer.note = f"answer on screen {shown:.2f} s after Enter ({HUGE_CHUNK_CHARS:,}-character deltas)"
+    home = Home(root / "huge-history").ensure()
+    one_mb = markdown_answer(1_000_000)
+    messages: list[dict[str, Any]] = []
+    for index in range(HUGE_HISTORY_ANSWERS):
+        messages += [{"role": "user", "content": f"question {index}"}, {"role": "assistant", "content": one_mb}]
+    await store_session(home, "huge-history", messages)
+    app = make_app(home, server, resume="huge-history", context_length=4_000_000)
+    started = time.perf_counter()
+    async with app.run_test(size=SIZE):
+        await wait_for(lambda: app.ready.is_set() and len(app.main.conversation.items) > 0, 60, "the history")
+        await rows_on_screen(app)
+        opened = time.perf_counter() - started
+        await wait_started(app)
+        typist = Typist(app)
+        history_result.load_before = load_average()
+        await typist.type_while(history_result, lambda: len(history_result.latencies_ms) >= keys)
+        history_result.load_after = load_average()
+        history_result.note = f"history on screen {opened:.2f} s after the app started (first frame included)"
+    return [answer, history_result]
+
+
 async def situation_compress(root: Path, server: ServerProcess, rounds: int) -> Result:
     result = Result(f"turn compressing {COMPRESS_MESSAGES:,} messages")
     history = agentic_history(COMPRESS_MESSAGES + 1)[1:]
@@ -552,6 +612,8 @@ async def run_loop(root: Path, server: ServerProcess, situations: list[str], key
         results.append(await situation_idle(root, server, keys))
     if "stream" in situations:
         results.extend(await situation_stream(root, server))
+    if "huge" in situations:
+        results.extend(await situation_huge(root, server, keys))
     if "compress" in situations:
         results.append(await situation_compress(root, server, rounds))
     if "resume" in situations:
@@ -561,7 +623,7 @@ async def run_loop(root: Path, server: ServerProcess, situations: list[str], key
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--situations", default="idle,stream,compress,resume", help="comma-separated")
+    parser.add_argument("--situations", default="idle,stream,huge,compress,resume", help="comma-separated")
     parser.add_argument("--keys", type=int, default=100, help="keys pressed in the idle situations")
     parser.add_argument("--rounds", type=int, default=3, help="turns in the compress and resume situations")
     parser.add_argument("--no-tmux", action="store_true", help="skip the terminal run")

@@ -32,7 +32,7 @@ IMAGE_PLACEHOLDER = "[image]"
 # How much of an item its row shows at most (the rest waits behind a "show all" affordance), and
 # what a row costs to keep on screen, in characters: the window of mounted rows is bounded by both.
 ANSWER_HEAD_CHARS = 2_000  # the start of a long answer that stays on screen
-ANSWER_TAIL_CHARS = 6_000  # the end of a long answer that stays on screen (where it streams)
+ANSWER_TAIL_CHARS = 4_000  # the end of a long answer that stays on screen (where it streams)
 ANSWER_SHOWN_CHARS = 2 * (ANSWER_HEAD_CHARS + ANSWER_TAIL_CHARS)  # whole segments can overshoot both
 PLAIN_PREVIEW_CHARS = 8_000  # a longer user message or reasoning shows its start only
 ROW_WEIGHT = 200  # what any row costs, however short

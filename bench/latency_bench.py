@@ -25,8 +25,8 @@ Situations:
 
 Terminal path (tmux, `--tmux`, on by default when tmux exists): the real `hermes-tui` command in a
 120x40 tmux pane against the same fake server; a key is sent with `tmux send-keys` and timed until
-`tmux capture-pane` shows it, so each figure also holds one `send-keys` and the captures' own
-cost (a few ms each). Situations: idle and the 200 KB stream.
+`tmux capture-pane` shows it (polled every ~4 ms: a capture takes ~2 ms), so each figure also
+holds one `send-keys` and up to one capture's delay. Situations: idle and the 200 KB stream.
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ SUMMARY = "## Active Task\nKeep fixing the failing tests.\n## Goal\nAll tests pa
 TYPED = string.ascii_lowercase
 PROMPT_RESET_LENGTH = 30  # the tmux run clears its typing after this many keys
 SIZE = (120, 40)
+CAPTURE_GAP_S = 0.002  # between captures: one costs ~2 ms and 1.3 ms of CPU; polling flat out would take a core
 
 
 @dataclass
@@ -516,6 +517,7 @@ class TmuxPane:
                 return now
             if now > deadline:
                 raise TimeoutError("the pane never showed what was expected")
+            time.sleep(CAPTURE_GAP_S)
 
     def close(self) -> None:
         subprocess.run(["tmux", "kill-session", "-t", self.name], check=False, capture_output=True)

@@ -46,7 +46,7 @@ DEFAULT_HISTORY_WINDOW = 20
 DEFAULT_PAGE_SIZE = 30
 DEFAULT_FLUSH_INTERVAL = 1 / 30  # the fastest flush rate: ~30 per second
 MAX_FLUSH_INTERVAL = 0.25  # the slowest, when rendering one flush is expensive
-RENDER_SHARE = 0.5  # streaming renders may take about this share of the event loop's time
+RENDER_SHARE = 0.33  # streaming renders may take about this share of the event loop's time
 
 
 class ConversationView(VerticalScroll):

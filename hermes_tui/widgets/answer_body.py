@@ -164,10 +164,17 @@ class AnswerBody(Vertical):
                 await self._catch_up(index)
         self._set_hidden(head_end, tail_start)
         new_views = [self._new_view(index) for index in sorted(wanted - self._views.keys())]
-        if self._bar.display and head_end - 1 in self._views:
-            self.move_child(self._bar, after=self._views[head_end - 1])
+        last_head = self._views.get(head_end - 1)
+        if self._bar.display and last_head is not None and not self._bar_follows(last_head):
+            self.move_child(self._bar, after=last_head)
         if new_views:
             await self.mount_all(new_views)
+
+    def _bar_follows(self, view: Markdown) -> bool:
+        """True when the bar is already right after `view` (moving it would cost a layout)."""
+        children = list(self.children)
+        position = children.index(view) if view in children else -2
+        return children[position + 1 : position + 2] == [self._bar]
 
     async def _catch_up(self, index: int) -> None:
         """Bring one mounted segment's view up to its source: append what is new, or re-render if cut."""

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from textual import events
 from textual.app import App
 from textual.binding import BindingType
 from textual.message import Message
@@ -29,13 +30,16 @@ from textual.worker import Worker, WorkerState
 from hermes_tui import stop_signals
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
+from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
+from hermes_tui.lineage_sync import LineageSync
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 from hermes_tui.widgets.review_log import ReviewLog
+from hermes_tui.widgets.textual_workarounds import release_removed_widget_lines
 
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
@@ -43,6 +47,7 @@ if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
 
 QUIT_WINDOW_S = 2.0
+GC_TICK_S = 0.25
 
 EventT = TypeVar("EventT", bound=ev.Event)
 Handler = Callable[["HermesApp", EventT], Awaitable[None]]
@@ -100,11 +105,20 @@ class HermesApp(App[int]):
         self._stopping_for_signal = False
         self._stop_signals = stop_signals.StopSignals(self._on_stop_signal, (signal.SIGTERM, signal.SIGHUP))
         self.ready = asyncio.Event()
+        self._lineage_sync: LineageSync | None = None
+        self.gc_pacer = GcPacer(release=release_removed_widget_lines)
 
     # ------------------------------------------------------------------ start-up
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(provider_label=f"{self.choice.provider}:{self.choice.model}", is_demo=self.choice.is_demo)
+
+    @property
+    def lineage_sync(self) -> LineageSync:
+        """What keeps the Sessions tree up to date (created with the main screen's tree)."""
+        if self._lineage_sync is None:
+            self._lineage_sync = LineageSync(self.main.lineage)
+        return self._lineage_sync
 
     @property
     def main(self) -> MainScreen:
@@ -154,6 +168,8 @@ class HermesApp(App[int]):
         await self.refresh_lineage()
         self.ready.set()
         await self._warm_up_sdk()
+        self.gc_pacer.start()  # after the imports: what start-up left alive is frozen
+        self.set_interval(GC_TICK_S, self.gc_pacer.tick)
 
     async def _warm_up_sdk(self) -> None:
         """Import the provider SDK now (after the first frame) so the first turn doesn't pay for it."""
@@ -168,9 +184,14 @@ class HermesApp(App[int]):
         self.post_message(CoreEvent(event))
 
     async def refresh_lineage(self) -> None:
-        if self.agent is None:
-            return
-        self.main.lineage.set_nodes(await self.agent.lineage(), self.agent.session_id)
+        """Read every session into the Sessions tree (start-up)."""
+        if self.agent is not None:
+            await self.lineage_sync.reload(self.agent, self.db)
+
+    async def sync_lineage(self, *session_ids: str | None) -> None:
+        """Update the tree's rows of these sessions and of the current one (all, if another process wrote)."""
+        if self.agent is not None:
+            await self.lineage_sync.refresh(self.agent, self.db, session_ids)
 
     async def on_core_event(self, message: CoreEvent) -> None:
         """Hand the event to its handler; events nobody shows (e.g. TurnStarted) are ignored."""
@@ -232,14 +253,14 @@ class HermesApp(App[int]):
     @handles(ev.TitleChanged)
     async def _show_title_changed(self, event: ev.TitleChanged) -> None:
         self.main.status_bar.set_session(event.session_id, event.title)
-        await self.refresh_lineage()
+        self.lineage_sync.retitle(event.session_id, event.title)
 
     @handles(ev.SessionRotated)
     async def _show_session_rotated(self, event: ev.SessionRotated) -> None:
         self.main.status_bar.set_session(event.new, event.title)
         if event.reason == "compression":
             self.main.conversation.add_notice("rotation", f"Continued in child session {event.new}")
-        await self.refresh_lineage()
+        await self.sync_lineage(event.old, event.new)
 
     @handles(ev.ReviewEntry)
     async def _show_review_entry(self, event: ev.ReviewEntry) -> None:
@@ -301,7 +322,7 @@ class HermesApp(App[int]):
         self.main.status_bar.state = "interrupted" if event.interrupted else "idle"
         if event.failed and event.error:
             self.main.conversation.add_notice("warning", event.error)
-        await self.refresh_lineage()
+        await self.sync_lineage()
 
     # ------------------------------------------------------------------ input
 
@@ -360,7 +381,7 @@ class HermesApp(App[int]):
             self.main.prompt.set_text(result.prefill)
         if result.send:
             self._start_turn(result.send)
-        await self.refresh_lineage()
+        await self.sync_lineage()
 
     async def on_lineage_tree_session_chosen(self, message: LineageTree.SessionChosen) -> None:
         if self.agent is None or message.session_id == self.agent.session_id:
@@ -440,6 +461,12 @@ class HermesApp(App[int]):
         if self.db is not None:
             await self.db.close()
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseEvent)):
+            self.gc_pacer.note_input()  # full garbage collections wait for a pause in typing
+        await super().on_event(event)
+
     async def on_unmount(self) -> None:
+        self.gc_pacer.stop()
         await self.shutdown_agent()
         self._stop_signals.remove()

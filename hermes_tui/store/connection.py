@@ -384,6 +384,20 @@ class StoreConnections:
         row = await self.fetchone(sql, params)
         return None if row is None else row[0]
 
+    async def external_data_version(self) -> int:
+        """A number that changes when another connection (another process) commits, never for our writes.
+
+        It is `PRAGMA data_version` of the writer: SQLite changes it only for commits made by other
+        connections, and our reader never commits. Opened read-only, the reader's (nothing of
+        ours writes then). One pragma on the connection's thread, whatever the file's size.
+        """
+        self._ensure_open()
+        conn = self.writer if self.writer is not None else self.reader
+        try:
+            return int(await conn._execute(_data_version, conn._conn))
+        except sqlite3.Error as exc:
+            raise StoreError(describe_error(self.path, exc)) from None
+
     # ------------------------------------------------------------------ lifecycle
 
     def _ensure_open(self) -> None:
@@ -408,6 +422,10 @@ class StoreConnections:
                     await conn.close()
                 except (sqlite3.Error, ValueError):
                     pass
+
+
+def _data_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
 
 def fetch_in(conn: sqlite3.Connection, sql: str, params: Params = ()) -> list[sqlite3.Row]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from operator import itemgetter
+from typing import Any
 
 from hermes_tui.store.base import escape_like
 from hermes_tui.store.codec import clipped_content_sql, not_summary_sql, preview_of
@@ -34,6 +35,10 @@ SELECT s.id, s.parent_session_id, s.title, s.source, s.model, s.started_at, s.en
           ORDER BY m.timestamp, m.id LIMIT 1)
 FROM sessions s ORDER BY s.id
 """.replace("{clipped}", clipped_content_sql("m.content", 200)).replace("{not_summary}", not_summary_sql("m.content"))
+# The same columns for one session (the tree updates its current node with this), and what edge
+# kinds need of its parent.
+_NODE_SQL = _TREE_SQL.replace("FROM sessions s ORDER BY s.id", "FROM sessions s WHERE s.id = ?")
+_PARENT_SQL = "SELECT end_reason, ended_at FROM sessions WHERE id = ?"
 
 
 def clean_reference(query: str) -> str:
@@ -161,6 +166,37 @@ class LineageMixin(TitlesMixin):
             return list(nodes)
         return [node for node in nodes if node.id not in archived]
 
+    async def lineage_node(self, session_id: str) -> LineageNode | None:
+        """One session's tree node, as `lineage_tree` would give it; None when there is no such row.
+
+        A few indexed lookups, however many sessions there are: the tree updates the current
+        session's node with this after each turn instead of reading every session again.
+        """
+        return await self._conns.read(lambda conn: _one_node(conn, session_id))
+
+    async def external_change_version(self) -> int:
+        """Changes when another process commits to this file (never for this SessionDB's own writes).
+
+        Compare two calls to know whether anything but us changed the sessions since (the tree
+        then reloads); one pragma, whatever the file's size.
+        """
+        return await self._conns.external_data_version()
+
+
+def _node(row: tuple[Any, ...], parent_end: tuple[Any, Any] | None) -> LineageNode:
+    """A tree node from a `_TREE_SQL` row and its parent's (end_reason, ended_at), None without a parent row."""
+    sid, parent, title, source, model, started, ended, reason, count, _archived, newest, first_user = row
+    # Types as the v14 columns give them: started_at REAL NOT NULL, the counter INTEGER.
+    if parent_end is None:
+        parent, edge = None, EDGE_ROOT
+    else:
+        edge = edge_kind(True, parent_end[0], parent_end[1], started)
+    last_active = started if newest is None else newest
+    preview = preview_of(first_user) if first_user else ""
+    return LineageNode(
+        sid, parent, edge, title, source, model, started, ended, reason, count or 0, last_active, preview
+    )
+
 
 def _tree_nodes(conn: sqlite3.Connection) -> tuple[list[LineageNode], frozenset[str]]:
     """Every session's node ordered by (started_at, id), and the ids of archived sessions."""
@@ -168,17 +204,16 @@ def _tree_nodes(conn: sqlite3.Connection) -> tuple[list[LineageNode], frozenset[
     by_id = {row[0]: row for row in rows}
     rows.sort(key=itemgetter(5, 0))
     nodes: list[LineageNode] = []
-    for sid, parent, title, source, model, started, ended, reason, count, _archived, newest, first_user in rows:
-        # Types as the v14 columns give them: started_at REAL NOT NULL, the counter INTEGER.
-        parent_row = by_id.get(parent) if parent is not None else None
-        if parent_row is None:
-            parent, edge = None, EDGE_ROOT
-        else:
-            edge = edge_kind(True, parent_row[7], parent_row[6], started)
-        last_active = started if newest is None else newest
-        preview = preview_of(first_user) if first_user else ""
-        node = LineageNode(
-            sid, parent, edge, title, source, model, started, ended, reason, count or 0, last_active, preview
-        )
-        nodes.append(node)
+    for row in rows:
+        parent_row = by_id.get(row[1]) if row[1] is not None else None
+        nodes.append(_node(row, None if parent_row is None else (parent_row[7], parent_row[6])))
     return nodes, frozenset(row[0] for row in rows if row[9])
+
+
+def _one_node(conn: sqlite3.Connection, session_id: str) -> LineageNode | None:
+    rows = tuples(conn, _NODE_SQL, (session_id,))
+    if not rows:
+        return None
+    parent = rows[0][1]
+    parent_rows = tuples(conn, _PARENT_SQL, (parent,)) if parent is not None else []
+    return _node(rows[0], parent_rows[0] if parent_rows else None)

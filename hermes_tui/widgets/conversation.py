@@ -5,10 +5,12 @@ mounted as widgets — `TranscriptWindow` decides which items that is, this view
 their rows. A boundary row above the window ("N earlier messages — press ↑ at top / click
 to load more") mounts earlier pages on demand; paging back far enough drops the newest rows and
 shows a matching boundary below ("N later messages …", End jumps back to the latest), so the number
-of mounted rows never exceeds `window_size`. Live answers stream into Markdown through
-`Markdown.get_stream`; deltas are buffered and flushed at most ~30 times per second (less when one
-flush is expensive to render), so a fast model never starves keyboard input. The view follows the
-bottom with `anchor()` only while the user is at the bottom.
+of mounted rows never exceeds `window_size`. Live answers stream into their row's `AnswerBody`
+(Markdown segments; only the last one is re-rendered, and a huge answer keeps only its start and
+end on screen); deltas are buffered and flushed at most ~30 times per second (less when one flush
+is expensive to render), so a fast model never starves keyboard input. "Show all" affordances
+post `ShowFullText`, answered here by opening the full-text viewer. The view follows the bottom
+with `anchor()` only while the user is at the bottom.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from hermes_tui.text_safety import visible, visible_in
+from hermes_tui.widgets.hidden_text import ShowFullText
 from hermes_tui.widgets.tool_card import ToolCard
 from hermes_tui.widgets.transcript import (
     KIND_ASSISTANT,
@@ -44,7 +47,7 @@ DEFAULT_HISTORY_WINDOW = 20
 DEFAULT_PAGE_SIZE = 30
 DEFAULT_FLUSH_INTERVAL = 1 / 30  # the fastest flush rate: ~30 per second
 MAX_FLUSH_INTERVAL = 0.25  # the slowest, when rendering one flush is expensive
-RENDER_SHARE = 0.5  # streaming renders may take about this share of the event loop's time
+RENDER_SHARE = 0.33  # streaming renders may take about this share of the event loop's time
 
 
 class ConversationView(VerticalScroll):
@@ -467,6 +470,13 @@ class ConversationView(VerticalScroll):
             self.scroll_end(animate=False)
         else:
             self.jump_to_latest()
+
+    def on_show_full_text(self, event: ShowFullText) -> None:
+        """A "show all" bar or a long message was activated: open the whole text in the viewer."""
+        event.stop()
+        from hermes_tui.screens.full_text import FullTextScreen
+
+        self.app.push_screen(FullTextScreen(event.title, event.text))
 
     def on_window_boundary_load_page(self, event: WindowBoundary.LoadPage) -> None:
         event.stop()

@@ -13,6 +13,7 @@ Enter on a session posts `SessionChosen` (the app resumes it); Space expands or 
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -148,6 +149,149 @@ class LineageTree(Tree[LineageEntry]):
         self._add_roots(self.root_limit, must_include=current_root)
         self._reveal_current()
 
+    # ------------------------------------------------------------------ incremental updates
+
+    def session(self, session_id: str) -> LineageNode | None:
+        """The node the tree holds for a session."""
+        return self._sessions.get(session_id)
+
+    def upsert(self, node: LineageNode) -> None:
+        """Add a session, or update what its row shows, without rebuilding the tree.
+
+        A new child joins its parent's children (its row appears if they are built); a new root
+        goes where its last activity puts it among the roots; tips and compression numbers follow.
+        A root whose activity changed moves up like a rebuild would put it. A changed parent (or a
+        parent link to itself) rebuilds the tree from what it holds, without any query.
+        """
+        old = self._sessions.get(node.id)
+        if (old is not None and old.parent_id != node.parent_id) or node.parent_id == node.id:
+            self._sessions[node.id] = node
+            self.set_nodes(list(self._sessions.values()), self.current_id)
+            return
+        self._sessions[node.id] = node
+        self._chain_index.clear()  # a cache: recomputed along the chain when a label is drawn
+        parent = self._sessions.get(node.parent_id or "")
+        if parent is not None:
+            self._place_child(node, parent, is_new=old is None)
+        else:
+            self._place_root(node, is_new=old is None)
+        self._update_tip(node.id)
+        self._refresh_row(node.id)
+        if parent is not None:
+            self._update_tip(parent.id)
+            self._refresh_row(parent.id)
+
+    def set_current(self, session_id: str | None) -> None:
+        """Mark `session_id` as the current session: the marker moves, its path is built and the cursor goes there."""
+        previous = self.current_id
+        self.current_id = session_id if session_id in self._sessions else None
+        for changed in (previous, self.current_id):
+            if changed is not None:
+                self._refresh_row(changed)
+        if self.current_id is None:
+            return
+        root = self._root_of(self.current_id)
+        if root not in self._rows_by_session:  # its root sits beyond the "more" row: show it after the others
+            shown = sum(1 for row in self.root.children if row.data is not None and row.data.session is not None)
+            self._add_session(self.root, self._sessions[root], before=shown)
+            self._update_more_row()
+        self._reveal_current()
+
+    def _place_child(self, node: LineageNode, parent: LineageNode, *, is_new: bool) -> None:
+        siblings = self._children.setdefault(parent.id, [])
+        if not is_new:
+            siblings[:] = [node if sibling.id == node.id else sibling for sibling in siblings]
+            return
+        order = (node.started_at, node.id)
+        siblings.insert(bisect.bisect(siblings, order, key=lambda n: (n.started_at, n.id)), node)
+        parent_row = self._rows_by_session.get(parent.id)
+        if parent_row is None:
+            return
+        parent_row.allow_expand = True
+        if parent_row.data is None or not parent_row.data.populated:
+            return  # its children are built when it is expanded
+        later = [
+            row
+            for row in parent_row.children
+            if row.data is not None
+            and row.data.session is not None
+            and (row.data.session.started_at, row.data.session.id) > order
+        ]
+        self._add_session(parent_row, node, before=later[0] if later else None)
+
+    def _place_root(self, node: LineageNode, *, is_new: bool) -> None:
+        """Put a root where its activity sorts it: rows for the first `_shown_roots` roots stay in that order."""
+        position = None if is_new else next(i for i, root in enumerate(self._roots) if root.id == node.id)
+        if position is not None:
+            del self._roots[position]
+        key = lambda n: (-n.last_active, -n.started_at)  # noqa: E731 - newest first, as set_nodes sorts
+        index = bisect.bisect(self._roots, key(node), key=key)
+        self._roots.insert(index, node)
+        self._root_ids.add(node.id)
+        row = self._rows_by_session.get(node.id)
+        in_order = position is not None and position < self._shown_roots and row is not None
+        if in_order and index == position:
+            return  # it stays where it is
+        if row is not None:  # it moves: build it again where it belongs now
+            self._forget_rows(row)
+            row.remove()
+            if in_order:
+                self._shown_roots -= 1
+        if index <= self._shown_roots:
+            self._add_session(self.root, node, before=index)
+            self._shown_roots += 1
+        elif row is not None:  # shown out of order before (the current session's root): stay shown
+            self._add_session(self.root, node, before=self._shown_roots)
+        self._update_more_row()
+        if row is not None and self.current_id is not None and self._root_of(self.current_id) == node.id:
+            self.reveal(self.current_id, move_cursor=False)
+
+    def _forget_rows(self, row: TreeNode[LineageEntry]) -> None:
+        """Drop the bookkeeping of a row and of every row under it (before removing it)."""
+        stack = [row]
+        while stack:
+            current = stack.pop()
+            if current.data is not None and current.data.session is not None:
+                self._rows_by_session.pop(current.data.session.id, None)
+            stack.extend(current.children)
+
+    def _update_more_row(self) -> None:
+        more = [n for n in self.root.children if n.data is not None and n.data.session is None]
+        shown_roots = sum(1 for n in self.root.children if n.data is not None and n.data.session is not None)
+        hidden = len(self._roots) - shown_roots
+        if more and hidden > 0:
+            more[0].data.hidden_roots = hidden  # type: ignore[union-attr]
+            more[0].refresh()
+        elif more:
+            more[0].remove()
+        elif hidden > 0:
+            self.root.add_leaf("", data=LineageEntry(session=None, hidden_roots=hidden))
+
+    def _update_tip(self, session_id: str) -> None:
+        node = self._sessions.get(session_id)
+        is_tip = (
+            node is not None
+            and node.edge == EDGE_COMPRESSION
+            and not any(child.edge == EDGE_COMPRESSION for child in self._children.get(session_id, ()))
+        )
+        if is_tip:
+            self._tips.add(session_id)
+        else:
+            self._tips.discard(session_id)
+
+    def _refresh_row(self, session_id: str) -> None:
+        row = self._rows_by_session.get(session_id)
+        node = self._sessions.get(session_id)
+        if row is None or node is None or row.data is None:
+            return
+        populated = row.data.populated
+        row.data = self._entry(node)
+        row.data.populated = populated
+        row.allow_expand = bool(self._children.get(session_id))
+        row.refresh()
+
+    # ------------------------------------------------------------------ building helpers
+
     def _unreachable(self, roots: list[LineageNode], children: dict[str, list[LineageNode]]) -> list[LineageNode]:
         """Sessions no root leads to (their parent links form a cycle), oldest first."""
         seen: set[str] = set()
@@ -221,9 +365,14 @@ class LineageTree(Tree[LineageEntry]):
             is_current=node.id == self.current_id,
         )
 
-    def _add_session(self, parent: TreeNode[LineageEntry], node: LineageNode) -> TreeNode[LineageEntry]:
+    def _add_session(
+        self,
+        parent: TreeNode[LineageEntry],
+        node: LineageNode,
+        before: int | TreeNode[LineageEntry] | None = None,
+    ) -> TreeNode[LineageEntry]:
         has_children = bool(self._children.get(node.id))
-        tree_node = parent.add("", data=self._entry(node), allow_expand=has_children)
+        tree_node = parent.add("", data=self._entry(node), before=before, allow_expand=has_children)
         self._rows_by_session[node.id] = tree_node
         return tree_node
 

@@ -130,6 +130,11 @@ class ToolCard(Widget, can_focus=True):
         self.item = item
         self._spinner: Timer | None = None
         self.set_reactive(ToolCard.status, item.tool_status)
+        # Parsing and cutting arguments and results is done once, not on every render (a spinner
+        # tick re-renders the card 8 times a second, and arguments or results can be megabytes).
+        self._summary: str | None = None
+        self._arguments_shown: tuple[str, str] | None = None
+        self._result_shown: tuple[str | None, tuple[str, str]] | None = None
 
     @property
     def call_id(self) -> str:
@@ -183,7 +188,9 @@ class ToolCard(Widget, can_focus=True):
         header = Text(no_wrap=True, overflow="ellipsis")
         header.append("⚙ ", self._style("tool-card--icon"))
         header.append(visible(item.name) or "tool", self._style("tool-card--name"))
-        summary = arguments_summary(item.arguments)
+        if self._summary is None:
+            self._summary = arguments_summary(item.arguments)
+        summary = self._summary
         if summary:
             header.append("  ")
             header.append(summary, self._style("tool-card--summary"))
@@ -207,9 +214,11 @@ class ToolCard(Widget, can_focus=True):
         body = Text()
         label = self._style("tool-card--label")
         note_style = self._style("tool-card--note")
-        arguments, arguments_note = truncate_block(
-            pretty_arguments(item.arguments) or "{}", ARGUMENTS_MAX_LINES, RESULT_MAX_CHARS
-        )
+        if self._arguments_shown is None:
+            self._arguments_shown = truncate_block(
+                pretty_arguments(item.arguments) or "{}", ARGUMENTS_MAX_LINES, RESULT_MAX_CHARS
+            )
+        arguments, arguments_note = self._arguments_shown
         body.append("arguments\n", label)
         body.append(arguments)
         if arguments_note:
@@ -218,7 +227,10 @@ class ToolCard(Widget, can_focus=True):
         if item.result is None:
             body.append("(still running)" if self.status == TOOL_RUNNING else "(no result recorded)", note_style)
         else:
-            shown, note = truncate_block(readable_result(item.result), RESULT_MAX_LINES, RESULT_MAX_CHARS)
+            if self._result_shown is None or self._result_shown[0] is not item.result:
+                cut_result = truncate_block(readable_result(item.result), RESULT_MAX_LINES, RESULT_MAX_CHARS)
+                self._result_shown = (item.result, cut_result)
+            shown, note = self._result_shown[1]
             body.append(shown or "(empty)")
             if note:
                 body.append("\n" + note, note_style)

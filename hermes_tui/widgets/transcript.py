@@ -29,6 +29,14 @@ TOOL_NO_RESULT = "no-result"
 
 IMAGE_PLACEHOLDER = "[image]"
 
+# How much of an item its row shows at most (the rest waits behind a "show all" affordance), and
+# what a row costs to keep on screen, in characters: the window of mounted rows is bounded by both.
+ANSWER_HEAD_CHARS = 2_000  # the start of a long answer that stays on screen
+ANSWER_TAIL_CHARS = 4_000  # the end of a long answer that stays on screen (where it streams)
+ANSWER_SHOWN_CHARS = 2 * (ANSWER_HEAD_CHARS + ANSWER_TAIL_CHARS)  # whole segments can overshoot both
+PLAIN_PREVIEW_CHARS = 8_000  # a longer user message or reasoning shows its start only
+ROW_WEIGHT = 200  # what any row costs, however short
+
 _item_keys = itertools.count(1)
 
 
@@ -51,6 +59,14 @@ class TranscriptItem:
     # notices: "compression" | "rotation" | "warning" | "info" | ...
     notice_kind: str = ""
     key: int = field(default_factory=lambda: next(_item_keys))
+
+
+def shown_weight(item: TranscriptItem) -> int:
+    """What an item's row costs on screen, in characters shown (collapsed rows cost the least)."""
+    if item.kind in (KIND_TOOL, KIND_SUMMARY):
+        return ROW_WEIGHT
+    limit = ANSWER_SHOWN_CHARS if item.kind == KIND_ASSISTANT else PLAIN_PREVIEW_CHARS
+    return ROW_WEIGHT + min(len(item.text), limit)
 
 
 def message_text(content: Any) -> str:

@@ -1,24 +1,33 @@
 """The row widgets of the transcript: user prompts, streamed answers, notices, summaries, boundary.
 
 Each row is built from a `TranscriptItem` (plain data), so `ConversationView` can drop rows that
-scroll out of its window and rebuild them later. `AssistantMessage` owns the Markdown stream of one
-answer: `sync()` writes what is new since the last call, `finish()` stops the stream and renders
-the full text once (so an unclosed-then-closed code fence renders correctly).
+scroll out of its window and rebuild them later. `AssistantMessage` streams one answer into an
+`AnswerBody` (Markdown segments: each flush re-renders only the last one, and a huge answer shows
+its start and end with a "show all" bar between). Very long user messages and reasoning show their
+start and a "show all" affordance too; `ShowFullText` opens the whole text in the viewer.
 """
 
 from __future__ import annotations
 
 import asyncio
+from typing import ClassVar
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Collapsible, Static
 
+from hermes_tui.widgets.answer_body import AnswerBody
+from hermes_tui.widgets.hidden_text import (
+    HiddenTextBar,
+    ShowFullText,
+    hidden_summary,
+    text_preview,
+)
 from hermes_tui.widgets.tool_card import ToolCard
 from hermes_tui.widgets.transcript import (
     KIND_ASSISTANT,
@@ -26,6 +35,7 @@ from hermes_tui.widgets.transcript import (
     KIND_SUMMARY,
     KIND_TOOL,
     KIND_USER,
+    PLAIN_PREVIEW_CHARS,
     TranscriptItem,
 )
 
@@ -45,11 +55,29 @@ def notice_icon(kind: str) -> str:
 
 
 class UserMessage(Static):
-    """What the user typed."""
+    """What the user typed; a very long text shows its start, and Enter or a click shows all of it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "show_all", "Show the whole message", show=False),
+    ]
 
     def __init__(self, item: TranscriptItem) -> None:
-        super().__init__(item.text, markup=False, classes="user-message")
+        shown, hidden_chars, hidden_lines = text_preview(item.text)
+        self.truncated = hidden_chars > 0
+        if self.truncated:
+            shown = f"{shown}\n{hidden_summary(hidden_chars, hidden_lines)}"
+        super().__init__(shown, markup=False, classes="user-message")
         self.item = item
+        self.can_focus = self.truncated
+
+    def action_show_all(self) -> None:
+        if self.truncated:
+            self.post_message(ShowFullText("Your message", self.item.text))
+
+    def on_click(self, event: events.Click) -> None:
+        if self.truncated:
+            event.stop()
+            self.action_show_all()
 
 
 class NoticeRow(Static):
@@ -75,33 +103,51 @@ class CompactionSummary(Collapsible):
         self.item = item
 
 
-def _consume_outcome(task: asyncio.Task[None]) -> None:
-    """Retrieve a background task's outcome so a failure on a removed widget is not reported later."""
-    if not task.cancelled():
-        task.exception()
+def reasoning_title(text: str, streaming: bool, words: int | None = None) -> str:
+    count = len(text.split()) if words is None else words
+    return f"{'Thinking…' if streaming else 'Reasoning'} ({count} words)"
 
 
-def reasoning_title(text: str, streaming: bool) -> str:
-    words = len(text.split())
-    return f"{'Thinking…' if streaming else 'Reasoning'} ({words} words)"
+class WordCounter:
+    """Counts the words of a text that only grows, reading each new part once."""
+
+    def __init__(self) -> None:
+        self.words = 0
+        self._length = 0
+        self._ends_in_word = False
+
+    def count(self, text: str) -> int:
+        new = text[self._length :]
+        if new:
+            self.words += len(new.split())
+            if self._ends_in_word and not new[0].isspace():
+                self.words -= 1  # the new part continues the last word
+            self._ends_in_word = not new[-1].isspace()
+            self._length = len(text)
+        return self.words
 
 
 class AssistantMessage(Vertical):
-    """One assistant answer: optional reasoning (dimmed, collapsed), Markdown text, interrupted marker."""
+    """One assistant answer: optional reasoning (dimmed, collapsed), Markdown text, interrupted marker.
+
+    The text lives in an `AnswerBody` (segments; a huge answer shows its start and end and a
+    "show all" bar). `sync()` hands it what arrived since the last call, `finish()` the rest and
+    renders the last segment once more, whole (so an unclosed-then-closed code fence renders right).
+    """
 
     def __init__(self, item: TranscriptItem) -> None:
         super().__init__(classes="assistant-message")
         self.item = item
         self._lock = asyncio.Lock()
-        self._stream: MarkdownStream | None = None
-        self._shown_text_len = 0
-        self._shown_reasoning = ""
+        self._body = AnswerBody(item.text, finished=not item.streaming)
+        self._fed = len(item.text)  # how much of item.text the body was given
+        self._shown_reasoning = -1  # length of the reasoning last shown (-1: none yet)
+        self._words = WordCounter()
 
     def compose(self) -> ComposeResult:
         if self.item.reasoning:
             yield self._make_reasoning()
-        self._shown_text_len = len(self.item.text)
-        yield Markdown(self.item.text, classes="assistant-markdown")
+        yield self._body
         if self.item.interrupted:
             yield self._make_marker()
 
@@ -109,11 +155,18 @@ class AssistantMessage(Vertical):
     def _make_marker() -> Static:
         return Static(INTERRUPTED_MARKER, markup=False, classes="interrupted-marker")
 
+    def _reasoning_title(self) -> str:
+        return reasoning_title(self.item.reasoning, self.item.streaming, self._words.count(self.item.reasoning))
+
     def _make_reasoning(self) -> Collapsible:
-        self._shown_reasoning = self.item.reasoning
+        shown, hidden_chars, hidden_lines = text_preview(self.item.reasoning)
+        self._shown_reasoning = len(self.item.reasoning)
+        bar = HiddenTextBar("Reasoning", lambda: self.item.reasoning, classes="reasoning-hidden")
+        bar.hidden = (hidden_chars, hidden_lines)
         return Collapsible(
-            Static(self.item.reasoning, markup=False, classes="reasoning-body"),
-            title=reasoning_title(self.item.reasoning, self.item.streaming),
+            Static(shown, markup=False, classes="reasoning-body"),
+            bar,
+            title=self._reasoning_title(),
             collapsed=True,
             classes="reasoning",
         )
@@ -122,19 +175,12 @@ class AssistantMessage(Vertical):
         self._sync_classes()
         self.call_later(self._catch_up)
 
-    def on_unmount(self) -> None:
-        """A row dropped from the window mid-stream stops its stream task (the text stays in the item)."""
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            task = asyncio.get_running_loop().create_task(stream.stop())
-            task.add_done_callback(_consume_outcome)
-
     async def _catch_up(self) -> None:
         """An answer that finished while this row was mounting gets its final render now."""
         if self.item.streaming:
             return
         missing_marker = self.item.interrupted and not self.query(".interrupted-marker")
-        if missing_marker or self._shown_text_len != len(self.item.text):
+        if missing_marker or self._fed != len(self.item.text):
             await self.finish()
 
     def _sync_classes(self) -> None:
@@ -142,31 +188,37 @@ class AssistantMessage(Vertical):
         self.set_class(self.item.interrupted, "-interrupted")
 
     @property
-    def markdown(self) -> Markdown:
-        return self.query_one(".assistant-markdown", Markdown)
+    def body(self) -> AnswerBody:
+        return self._body
 
     @property
     def shown_source(self) -> str:
-        """The Markdown source on screen so far ("" before the row is composed)."""
-        found = self.query(".assistant-markdown")
-        return found.first(Markdown).source if found else ""
+        """The answer's Markdown on screen so far ("" before the row is composed)."""
+        return self._body.shown_source
 
     async def _show_reasoning(self) -> None:
-        if not self.item.reasoning:
-            return
-        if self.item.reasoning == self._shown_reasoning:
-            title = reasoning_title(self.item.reasoning, self.item.streaming)
-            for collapsible in self.query(".reasoning").results(Collapsible):
-                collapsible.title = title
+        reasoning = self.item.reasoning
+        if not reasoning:
             return
         existing = self.query(".reasoning")
         if not existing:
-            await self.mount(self._make_reasoning(), before=self.markdown)
+            await self.mount(self._make_reasoning(), before=self._body)
             return
         collapsible = existing.first(Collapsible)
-        collapsible.title = reasoning_title(self.item.reasoning, self.item.streaming)
-        collapsible.query_one(".reasoning-body", Static).update(self.item.reasoning)
-        self._shown_reasoning = self.item.reasoning
+        collapsible.title = self._reasoning_title()
+        if len(reasoning) == self._shown_reasoning:
+            return
+        shown, hidden_chars, hidden_lines = text_preview(reasoning)
+        body = collapsible.query_one(".reasoning-body", Static)
+        if self._shown_reasoning <= PLAIN_PREVIEW_CHARS:  # the shown start still changes
+            body.update(shown)
+        collapsible.query_one(".reasoning-hidden", HiddenTextBar).hidden = (hidden_chars, hidden_lines)
+        self._shown_reasoning = len(reasoning)
+
+    def _new_text(self) -> str:
+        new_text = self.item.text[self._fed :]
+        self._fed = len(self.item.text)
+        return new_text
 
     async def sync(self) -> None:
         """Put on screen whatever text and reasoning arrived since the last call."""
@@ -174,24 +226,17 @@ class AssistantMessage(Vertical):
             if not (self.is_mounted and self.is_attached):
                 return
             await self._show_reasoning()
-            new_text = self.item.text[self._shown_text_len :]
+            new_text = self._new_text()
             if new_text:
-                if self._stream is None:
-                    self._stream = Markdown.get_stream(self.markdown)
-                self._shown_text_len = len(self.item.text)
-                await self._stream.write(new_text)
+                await self._body.write(new_text)
 
     async def finish(self) -> None:
-        """Stop streaming and render the complete answer once."""
+        """Stop streaming and render the end of the answer once, whole."""
         async with self._lock:
-            if self._stream is not None:
-                stream, self._stream = self._stream, None
-                await stream.stop()
             if not (self.is_mounted and self.is_attached):
                 return  # not mounted yet: _catch_up renders the final text
             await self._show_reasoning()
-            await self.markdown.update(self.item.text)
-            self._shown_text_len = len(self.item.text)
+            await self._body.finish(self._new_text())
             if self.item.interrupted and not self.query(".interrupted-marker"):
                 await self.mount(self._make_marker())
             self._sync_classes()

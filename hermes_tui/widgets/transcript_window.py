@@ -4,27 +4,43 @@ The conversation keeps every item as plain data (`items`, oldest first); only th
 `items[first:end]` is mounted as widgets. This class decides which items join or leave that slice
 — appending while following the bottom, paging earlier or later a page at a time, trimming the
 window back to `window_size`, rebuilding it at the latest `history_window` items — and reports the
-items that moved, so `ConversationView` only mounts and unmounts the matching rows. No Textual here.
+items that moved, so `ConversationView` only mounts and unmounts the matching rows. Rows are also
+weighed (`shown_weight`: roughly the characters a row puts on screen), and the window holds at
+most `weight_budget` of them, a rebuild or a page at most half that — at least one item always —
+so a few huge messages never mount more widgets than many small ones. No Textual here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from hermes_tui.widgets.transcript import KIND_TOOL, TranscriptItem
+from hermes_tui.widgets.transcript import KIND_TOOL, TranscriptItem, shown_weight
 
 MIN_WINDOW_SIZE = 2
+DEFAULT_WEIGHT_BUDGET = 48_000
 
 
 class TranscriptWindow:
     """Every transcript item, and the bounded run of them that is shown."""
 
-    def __init__(self, *, window_size: int, history_window: int, page_size: int) -> None:
+    def __init__(
+        self,
+        *,
+        window_size: int,
+        history_window: int,
+        page_size: int,
+        weight_budget: int = DEFAULT_WEIGHT_BUDGET,
+        weigh: Callable[[TranscriptItem], int] = shown_weight,
+    ) -> None:
         """`window_size`: most rows shown at once; `history_window`: rows shown after a rebuild;
-        `page_size`: rows one "load earlier/later" adds (both capped at `window_size`)."""
+        `page_size`: rows one "load earlier/later" adds (both capped at `window_size`);
+        `weight_budget`: most weight shown at once (`weigh` tells an item's)."""
         self.window_size = max(MIN_WINDOW_SIZE, window_size)
         self.history_window = max(1, min(history_window, self.window_size))
         self.page_size = max(1, min(page_size, self.window_size))
+        self.weight_budget = max(1, weight_budget)
+        self.page_budget = max(1, weight_budget // 2)
+        self._weigh = weigh
         self.items: list[TranscriptItem] = []
         self.first = 0  # index in `items` of the first shown item
         self.end = 0  # index in `items` just past the last shown item
@@ -69,7 +85,31 @@ class TranscriptWindow:
     @property
     def can_grow_upward(self) -> bool:
         """True when earlier items exist and the window has room for some of them."""
-        return self.first > 0 and self.size < self.window_size
+        return (
+            self.first > 0
+            and self.size < self.window_size
+            and self.weight(self.first - 1, self.end) <= self.weight_budget
+        )
+
+    def weight(self, start: int, end: int) -> int:
+        """The weight of the items in [start, end)."""
+        return sum(self._weigh(item) for item in self.items[start:end])
+
+    def _first_within(self, start: int, end: int, budget: int) -> int:
+        """The smallest index >= `start` (at most `end - 1`) from which the items up to `end` weigh <= `budget`."""
+        total = self.weight(start, end)
+        while total > budget and start < end - 1:
+            total -= self._weigh(self.items[start])
+            start += 1
+        return start
+
+    def _end_within(self, start: int, end: int, budget: int) -> int:
+        """The largest index <= `end` (at least `start + 1`) up to which the items from `start` weigh <= `budget`."""
+        total = self.weight(start, end)
+        while total > budget and end > start + 1:
+            end -= 1
+            total -= self._weigh(self.items[end])
+        return end
 
     def tool(self, call_id: str) -> TranscriptItem | None:
         """The item of a tool call, shown or not."""
@@ -84,7 +124,7 @@ class TranscriptWindow:
         the window is full and the user has scrolled up to read (`following` is False).
         """
         showing_latest = self.at_latest
-        window_full = self.size >= self.window_size
+        window_full = self.size >= self.window_size or self.weight(self.first, self.end) >= self.weight_budget
         self.items.append(item)
         if item.kind == KIND_TOOL and item.call_id:
             self._tools[item.call_id] = item
@@ -114,9 +154,9 @@ class TranscriptWindow:
     # ------------------------------------------------------------------ moving the window
 
     def reset_to_latest(self) -> list[TranscriptItem]:
-        """Show only the last `history_window` items; returns them (the rows to mount)."""
+        """Show only the last `history_window` items (within the page budget); returns them (the rows to mount)."""
         self.end = len(self.items)
-        self.first = max(0, self.end - self.history_window)
+        self.first = self._first_within(max(0, self.end - self.history_window), self.end, self.page_budget)
         return self.shown
 
     def drop_above(self, new_first: int) -> list[TranscriptItem]:
@@ -136,19 +176,21 @@ class TranscriptWindow:
         return gone
 
     def trim_top(self) -> list[TranscriptItem]:
-        """Drop the oldest shown items beyond `window_size`; returns them."""
-        return self.drop_above(self.end - self.window_size)
+        """Drop the oldest shown items beyond `window_size` or the weight budget; returns them."""
+        start = max(self.first, self.end - self.window_size)
+        return self.drop_above(self._first_within(start, self.end, self.weight_budget))
 
     def trim_bottom(self) -> list[TranscriptItem]:
-        """Drop the newest shown items beyond `window_size`; returns them."""
-        return self.drop_below(self.first + self.window_size)
+        """Drop the newest shown items beyond `window_size` or the weight budget; returns them."""
+        end = min(self.end, self.first + self.window_size)
+        return self.drop_below(self._end_within(self.first, end, self.weight_budget))
 
     def page_earlier(self) -> list[TranscriptItem]:
         """Move the top of the window a page up; returns the items that joined (oldest first).
 
         The window may now exceed `window_size`; `trim_bottom` brings it back.
         """
-        start = max(0, self.first - self.page_size)
+        start = self._first_within(max(0, self.first - self.page_size), self.first, self.page_budget)
         joined = self.items[start : self.first]
         self.first = start
         return joined
@@ -158,6 +200,7 @@ class TranscriptWindow:
         if not self.can_grow_upward:
             return []
         start = max(0, self.first - self.page_size, self.end - self.window_size)
+        start = min(self.first, self._first_within(start, self.end, self.weight_budget))
         joined = self.items[start : self.first]
         self.first = start
         return joined
@@ -168,6 +211,8 @@ class TranscriptWindow:
         The caller mounts the rows, then calls `extend_to(end)`; items appended meanwhile stay data.
         """
         end = min(len(self.items), self.end + self.page_size)
+        if end > self.end:
+            end = self._end_within(self.end, end, self.page_budget)
         return end, self.items[self.end : end]
 
     def extend_to(self, end: int) -> list[TranscriptItem]:

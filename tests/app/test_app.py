@@ -245,3 +245,58 @@ def test_every_core_event_the_ui_shows_has_exactly_one_handler() -> None:
     }
     not_shown = {ev.TurnStarted}  # the user's own prompt is already on screen when the turn starts
     assert set(EVENT_HANDLERS) == event_types - not_shown
+
+
+def tree_label(app: HermesApp, session_id: str) -> str:
+    from rich.style import Style
+
+    tree = app.main.lineage
+    row = tree.tree_node_for(session_id)
+    assert row is not None, f"{session_id} is not in the tree"
+    return tree.render_label(row, Style(), Style()).plain
+
+
+async def test_turns_update_the_sessions_tree_without_reading_every_session_again(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        assert app.lineage_sync.full_reloads == 1  # start-up
+        await submit(pilot, app, "hello")
+        await wait_turn(pilot, app)
+        first = app.agent.session_id
+        await submit(pilot, app, "read README.md")
+        await wait_turn(pilot, app)
+        [(stored,)] = db_rows(app, "select message_count from sessions where id=?", first)
+        await wait_until(pilot, lambda: f"· {stored} msgs" in tree_label(app, first), 5, "the new count")
+        assert "● " in tree_label(app, first)
+        await submit(pilot, app, "/title gadget notes")
+        await wait_until(pilot, lambda: "gadget notes" in tree_label(app, first), 5, "the new title")
+        await submit(pilot, app, "/new")
+        await wait_until(pilot, lambda: app.agent.session_id != first, 5, "/new")
+        await wait_until(pilot, lambda: "● " in tree_label(app, app.agent.session_id), 5, "the new session")
+        assert "● " not in tree_label(app, first)
+        assert app.lineage_sync.full_reloads == 1  # all of it came from events and single-session reads
+
+
+async def test_a_commit_by_another_process_makes_the_tree_read_everything_again(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        await submit(pilot, app, "hello")
+        await wait_turn(pilot, app)
+        con = sqlite3.connect(app.home.state_db)  # another writer, as another hermes-tui would be
+        try:
+            con.execute(
+                "INSERT INTO sessions (id, source, started_at, title) VALUES (?, 'cli', ?, 'from elsewhere')",
+                ("20260101_000000_0therp", 1_700_000_000.0),
+            )
+            con.commit()
+        finally:
+            con.close()
+        assert app.main.lineage.tree_node_for("20260101_000000_0therp") is None
+        await submit(pilot, app, "hello again")
+        await wait_turn(pilot, app)
+        await wait_until(
+            pilot, lambda: app.main.lineage.tree_node_for("20260101_000000_0therp") is not None, 5, "the new session"
+        )
+        assert app.lineage_sync.full_reloads == 2

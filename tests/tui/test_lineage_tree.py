@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from rich.style import Style
@@ -198,3 +199,64 @@ async def test_parent_cycles_and_odd_titles_do_not_hide_or_break_sessions() -> N
             assert tree.tree_node_for(session.id) is not None
         assert "[bold]a[/" in label(tree, looped_a.id)
         assert "(untitled)" in label(tree, self_parent.id)
+
+
+async def test_a_new_compression_child_joins_its_chain_as_the_tip_without_a_rebuild() -> None:
+    app = TreeHost()
+    async with app.run_test(size=(120, 30)) as pilot:
+        tree = app.query_one(LineageTree)
+        tree.set_nodes(sample_lineage(), AUTH_3)
+        db_root = tree.tree_node_for(DB_ROOT)
+        assert db_root is not None
+        db_root.expand()  # the user opened another subtree: an update must not close it
+        await pilot.pause()
+        auth_4 = node("20261126_235900_abcdef", AUTH_3, EDGE_COMPRESSION, "refactor auth #4", hours_ago=0.01)
+        tree.upsert(auth_4)
+        tree.set_current(auth_4.id)
+        await wait_until(pilot, lambda: tree.cursor_node is tree.tree_node_for(auth_4.id), what="cursor on the child")
+        new_row = tree.tree_node_for(auth_4.id)
+        assert new_row is not None and new_row.parent is tree.tree_node_for(AUTH_3)
+        assert "● ⇣ #4 refactor auth #4" in label(tree, auth_4.id) and "◆tip" in label(tree, auth_4.id)
+        assert "◆tip" not in label(tree, AUTH_3) and "●" not in label(tree, AUTH_3)
+        assert db_root.is_expanded and tree.tree_node_for(DB_BRANCH) is not None
+
+
+async def test_the_current_sessions_row_follows_its_count_title_and_activity() -> None:
+    app = TreeHost()
+    async with app.run_test(size=(120, 30)) as pilot:
+        tree = app.query_one(LineageTree)
+        tree.set_nodes(sample_lineage(), DB_ROOT)
+        await pilot.pause()
+        assert session_ids(list(tree.root.children)) == [LOOSE, DB_ROOT, AUTH_ROOT]
+        current = tree.session(DB_ROOT)
+        assert current is not None
+        tree.upsert(replace(current, message_count=6, last_active=FIXED_EPOCH + 600))
+        await pilot.pause()
+        assert session_ids(list(tree.root.children)) == [DB_ROOT, LOOSE, AUTH_ROOT]  # newest activity first
+        assert label(tree, DB_ROOT).endswith("pick a database  90f304 · 6 msgs · now")
+        tree.upsert(replace(tree.session(DB_ROOT), title="choose a datastore"))  # type: ignore[arg-type]
+        await pilot.pause()
+        assert "● choose a datastore" in label(tree, DB_ROOT)
+
+
+async def test_a_new_root_session_appears_first_and_the_more_row_counts_the_rest() -> None:
+    sessions = [
+        node(f"20260101_000000_{index:06x}", None, EDGE_ROOT, f"session {index}", hours_ago=index + 1, messages=2)
+        for index in range(30)
+    ]
+    app = TreeHost(root_limit=10)
+    async with app.run_test(size=(100, 30)) as pilot:
+        tree = app.query_one(LineageTree)
+        tree.set_nodes(sessions, sessions[0].id)
+        await pilot.pause()
+        fresh = node("20260101_000000_ffffff", None, EDGE_ROOT, None, hours_ago=0, messages=0, preview="(new)")
+        tree.upsert(fresh)
+        tree.set_current(fresh.id)
+        await pilot.pause()
+        top_level = list(tree.root.children)
+        assert session_ids(top_level)[:2] == [fresh.id, sessions[0].id]
+        assert len(session_ids(top_level)) == 11
+        more = top_level[-1]
+        assert more.data is not None and more.data.session is None
+        assert "… 20 more sessions" in tree.render_label(more, Style(), Style()).plain
+        assert "● (new)" in label(tree, fresh.id)

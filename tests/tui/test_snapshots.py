@@ -1,4 +1,5 @@
-"""SVG snapshots of the look: main screen, streaming, tool card, gauge, lineage tree, approval, help.
+"""SVG snapshots of the look: main screen, streaming, tool card, gauge, lineage tree, approval, help,
+a long answer with its "show all" bar, the full-text viewer.
 
 Generate baselines with `pytest tests/tui/test_snapshots.py --snapshot-update`; they live in
 tests/tui/__snapshots__/. Clocks are fixed and cursor blinking is off, so every run draws the same.
@@ -12,9 +13,11 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from hermes_tui.screens.approval import ApprovalScreen
+from hermes_tui.screens.full_text import FullTextScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.widgets.conversation import ConversationView
+from hermes_tui.widgets.full_text_view import FullTextView
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.token_gauge import TokenGauge
 from hermes_tui.widgets.transcript_rows import AssistantMessage
@@ -181,3 +184,47 @@ def test_help_screen(snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(MainSnapshotApp(), terminal_size=(120, 40), run_before=run_before)
+
+
+def long_report(paragraphs: int) -> str:
+    """A long answer: numbered sections of prose, each with a short list."""
+    parts = []
+    for index in range(paragraphs):
+        parts.append(f"Section {index}: the migration touches the session store, the login handler and the tests. ")
+        parts.append("Each step is small and can be reverted on its own.\n\n")
+        parts.append(f"- check {index}.1 passes\n- check {index}.2 passes\n\n")
+    return "".join(parts)
+
+
+def test_a_long_answer_keeps_its_start_and_end_with_a_show_all_bar(snap_compare: Any) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        view = pilot.app.query_one(ConversationView)
+        await view.load_history(
+            [
+                {"role": "user", "content": "Plan the auth migration in detail"},
+                {"role": "assistant", "content": long_report(400)},
+            ]
+        )
+        row = view.query(AssistantMessage).last()
+        await wait_until(pilot, lambda: row.body.bar.display, what="the show-all bar")
+        await wait_until(pilot, lambda: view.max_scroll_y > 0 and view.is_following, what="the answer laid out")
+        await pilot.pause()
+        view.focus()
+        await pilot.press("home")
+        await pilot.pause()
+        view.scroll_to_widget(row.body.bar, animate=False)
+        row.body.bar.focus()
+        await pilot.pause()
+
+    assert snap_compare(ConversationSnapshotApp(), terminal_size=(90, 30), run_before=run_before)
+
+
+def test_the_full_text_viewer(snap_compare: Any) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        screen = FullTextScreen("Answer", long_report(400))
+        pilot.app.push_screen(screen)
+        await wait_until(pilot, lambda: bool(screen.query(FullTextView)) and screen.view.ready, what="the rows")
+        await pilot.press("pagedown")
+        await pilot.pause()
+
+    assert snap_compare(ConversationSnapshotApp(), terminal_size=(90, 24), run_before=run_before)

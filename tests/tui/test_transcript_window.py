@@ -205,3 +205,86 @@ def test_the_window_stays_a_bounded_slice_whatever_the_user_does(
         assert 0 <= window.first <= window.end <= len(window.items)
         assert window.size <= window.window_size
         assert window.earlier_count + window.size + window.later_count == len(window.items)
+
+
+def sized(sizes: list[int]) -> list[TranscriptItem]:
+    return [TranscriptItem(kind=KIND_USER, text=f"{index}:" + "x" * size) for index, size in enumerate(sizes)]
+
+
+def weighted_window(sizes: list[int], budget: int = 100) -> TranscriptWindow:
+    window = TranscriptWindow(
+        window_size=50, history_window=20, page_size=10, weight_budget=budget, weigh=lambda item: len(item.text)
+    )
+    window.replace(sized(sizes))
+    window.reset_to_latest()
+    return window
+
+
+def test_a_rebuild_shows_the_latest_items_within_half_the_weight_budget() -> None:
+    window = weighted_window([10] * 30 + [20, 20])  # weights 13 each, then 23 and 23
+    assert window.size == 2 and window.weight(window.first, window.end) == 46  # a third row would pass 50
+    huge = weighted_window([10, 10, 5_000])
+    assert huge.shown == [huge.items[-1]]  # at least the newest, however heavy
+    assert huge.earlier_count == 2
+
+
+def test_paging_earlier_and_later_stop_at_the_page_budget_and_the_window_at_the_budget() -> None:
+    window = weighted_window([20] * 40)  # 22 each: two rows per rebuild (44 <= 50)
+    assert window.size == 2
+    joined = window.page_earlier()
+    assert len(joined) == 2  # a page of 10 rows would weigh 220
+    window.trim_bottom()
+    assert window.weight(window.first, window.end) <= 100
+    for _ in range(3):
+        window.page_earlier()
+        window.trim_bottom()
+    assert window.weight(window.first, window.end) <= 100 and not window.at_latest
+    end, page = window.next_later_page()
+    assert len(page) == 2 and end == window.end + 2
+
+
+def test_following_the_bottom_drops_the_oldest_rows_past_the_weight_budget() -> None:
+    window = weighted_window([20] * 4)  # 2 shown, 44
+    for item in sized([20, 20, 20]):
+        assert window.append(item, following=True)
+        window.trim_top()
+    assert window.size == 4 and window.weight(window.first, window.end) == 88
+    heavy = sized([500])[0]
+    assert window.append(heavy, following=True)
+    window.trim_top()
+    assert window.shown == [heavy]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    operations=OPERATIONS,
+    sizes=st.lists(st.integers(0, 80), min_size=0, max_size=40),
+    budget=st.integers(20, 200),
+)
+def test_the_window_stays_within_its_weight_budget_whatever_the_user_does(
+    operations: list[str], sizes: list[int], budget: int
+) -> None:
+    window = weighted_window(sizes, budget)
+    heaviest = 82
+    counter = len(sizes)
+    for operation in operations:
+        if operation in ("append", "append_reading"):
+            joined = window.append(sized([counter % 80])[0], following=operation == "append")
+            counter += 1
+            if joined and operation == "append":
+                window.trim_top()
+        elif operation == "earlier":
+            window.page_earlier()
+            window.trim_bottom()
+        elif operation == "later":
+            end, _page = window.next_later_page()
+            window.extend_to(end)
+        elif operation == "grow":
+            window.grow_upward()
+        elif operation == "reset":
+            window.reset_to_latest()
+        elif operation == "remove" and window.items:
+            window.remove(window.items[len(window.items) // 2])
+        assert window.earlier_count + window.size + window.later_count == len(window.items)
+        # one row may pass the budget on its own, or join a window that still had room
+        assert window.size <= 1 or window.weight(window.first, window.end) <= budget + heaviest

@@ -1,0 +1,108 @@
+"""`GcPacer`: keeps Python's full garbage collections from landing between a keystroke and its echo.
+
+A full (oldest-generation) collection walks every live object the collector tracks, ~0.5 µs each
+here. A Textual app holds a great many (every drawn line keeps several small caches): once an
+answer streamed, CPython's own full collections took 40-200 ms and came every second or so, and
+most keystrokes slower than 100 ms during a stream were waiting for one. The pacer
+
+1. moves what is alive once start-up is done (modules, classes, the SDK, the first screen) into
+   the permanent generation (`gc.freeze`), which no collection walks again;
+2. turns off CPython's automatic full collections, keeping the cheap young-generation ones;
+3. runs the full collection itself when one is due (as many younger collections have run as
+   would have started one) at a pause in typing — no key or mouse input for `quiet_s` — or once
+   it has waited `max_delay_s`. The wait is short on purpose: while an answer streams, cyclic
+   garbage (removed Markdown blocks) piles up at ~25,000 objects a second, and a late collection
+   has to walk all of it.
+
+Reference counting still frees everything that is not part of a cycle at once. `release` (run on
+each tick) empties caches that keep removed widgets' objects alive (widgets.textual_workarounds),
+which shrinks what every collection walks. Nothing here imports Textual: the app calls `start()`,
+`note_input()` on each key or mouse event, and `tick()` a few times a second.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+
+YOUNG_THRESHOLD = 700  # CPython's default for the youngest generation
+MIDDLE_THRESHOLD = 10  # and for the middle one
+NEVER = 1_000_000_000  # an oldest-generation threshold that is never reached
+QUIET_S = 0.25
+MAX_DELAY_S = 1.0
+
+
+class GcPacer:
+    """Decides when the full garbage collection runs."""
+
+    def __init__(
+        self,
+        *,
+        quiet_s: float = QUIET_S,
+        max_delay_s: float = MAX_DELAY_S,
+        due_after: int = MIDDLE_THRESHOLD,
+        clock: Callable[[], float] = time.monotonic,
+        release: Callable[[], None] | None = None,
+    ) -> None:
+        """`release` runs on every tick: it lets go of caches that keep dead objects alive."""
+        self.quiet_s = quiet_s
+        self.max_delay_s = max_delay_s
+        self.due_after = due_after
+        self.clock = clock
+        self.release = release
+        self.started = False
+        self.collections = 0  # full collections run by the pacer
+        self.longest_s = 0.0  # the longest of them
+        self._last_input = clock()
+        self._due_since: float | None = None
+        self._saved_threshold: tuple[int, int, int] | None = None
+
+    def start(self) -> None:
+        """Freeze what start-up left alive and take over the full collections (once)."""
+        if self.started:
+            return
+        self.started = True
+        self._saved_threshold = gc.get_threshold()
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_THRESHOLD, NEVER)
+
+    def stop(self) -> None:
+        """Give the collections back to CPython, and what start() froze back to them too."""
+        if not self.started:
+            return
+        if self._saved_threshold is not None:
+            gc.set_threshold(*self._saved_threshold)
+            self._saved_threshold = None
+        gc.unfreeze()
+        self.started = False
+
+    def note_input(self) -> None:
+        """The user pressed a key or used the mouse."""
+        self._last_input = self.clock()
+
+    @property
+    def due(self) -> bool:
+        """True when CPython would have run a full collection by now."""
+        return gc.get_count()[2] >= self.due_after
+
+    def tick(self) -> bool:
+        """Run the full collection if it is due and the moment is right; True when it ran."""
+        if self.started and self.release is not None:
+            self.release()
+        if not self.started or not self.due:
+            self._due_since = None
+            return False
+        now = self.clock()
+        if self._due_since is None:
+            self._due_since = now
+        quiet = now - self._last_input >= self.quiet_s
+        if not quiet and now - self._due_since < self.max_delay_s:
+            return False
+        began = time.perf_counter()
+        gc.collect()
+        self.longest_s = max(self.longest_s, time.perf_counter() - began)
+        self.collections += 1
+        self._due_since = None
+        return True

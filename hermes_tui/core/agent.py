@@ -23,6 +23,7 @@ from hermes_tui.core.memory import MemoryHooks, MemoryStore
 from hermes_tui.core.messages import Message
 from hermes_tui.core.prompt import PromptInputs, build_system_prompt
 from hermes_tui.core.providers.base import Provider
+from hermes_tui.core.session.branching import BranchResult
 from hermes_tui.core.session.compression import CompressionOrchestrator
 from hermes_tui.core.session.live import LiveSession
 from hermes_tui.core.session.meter import ContextMeter, SessionTotals
@@ -231,6 +232,16 @@ class Agent:
 
     async def branch(self, name: str | None = None) -> str:
         return await self.moves.branch(name)
+
+    async def branch_at(self, message_index: int, *, edit: bool = False, name: str | None = None) -> BranchResult:
+        """Branch from any message of `messages` (the message cursor's "branch here" / "edit and resend").
+
+        `edit=False`: the new branch keeps the history up to and including `message_index`.
+        `edit=True` (user messages only): it keeps the history before it, and `BranchResult.prefill`
+        is the message's text for the prompt. The original session keeps all its messages.
+        Raises SessionError (one line) for a bad index, a non-user message to edit, or a running turn.
+        """
+        return await self.moves.branch_at(message_index, edit=edit, name=name)
 
     async def set_title(self, name: str | None) -> str:
         return await self.moves.title(name)

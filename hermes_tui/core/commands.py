@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hermes_tui.core.messages import content_text
+from hermes_tui.core.session.branching import turn_message_index
 from hermes_tui.core.session.live import SessionError
 
 if TYPE_CHECKING:
@@ -57,6 +58,17 @@ async def _resume(agent: Agent, args: str) -> CommandResult:
 
 
 async def _branch(agent: Agent, args: str) -> CommandResult:
+    form, _, rest = args.strip().partition(" ")
+    if form.lower() in ("at", "edit"):
+        number, _, name = rest.strip().partition(" ")
+        if not number.isdigit():
+            return CommandResult(
+                f"usage: /branch {form.lower()} N [name]  (N = a user turn, as /history numbers them)", error=True
+            )
+        edit = form.lower() == "edit"
+        index = turn_message_index(agent.messages, int(number), edit=edit)
+        result = await agent.branch_at(index, edit=edit, name=name.strip() or None)
+        return CommandResult(result.message, prefill=result.prefill)
     return CommandResult(await agent.branch(args.strip() or None))
 
 
@@ -122,7 +134,13 @@ async def _quit(agent: Agent, args: str) -> CommandResult:
 COMMANDS: tuple[Command, ...] = (
     Command("new", "/new [title]", "start a fresh session (the old one ends)", _new, ("reset",)),
     Command("resume", "/resume [N|id|prefix|title]", "switch to an earlier session", _resume),
-    Command("branch", "/branch [name]", "copy this conversation into a new branch", _branch, ("fork",)),
+    Command(
+        "branch",
+        "/branch [name | at N | edit N]",
+        "copy this conversation into a new branch",
+        _branch,
+        ("fork",),
+    ),
     Command("title", "/title [name]", "show or set this session's title", _title),
     Command("sessions", "/sessions", "list recent sessions", _sessions),
     Command("history", "/history", "show this session's turns", _history),
@@ -177,8 +195,10 @@ async def list_sessions_text(agent: Agent, limit: int = 10) -> str:
 
 
 def history_text(messages: list[dict], preview: int = 400) -> str:
+    """The turns as lines; user messages are numbered (#N) as `/branch at N` and `/branch edit N` count them."""
     lines: list[str] = []
     hidden_tools = 0
+    turn = 0
     for message in messages:
         role = message.get("role")
         if role == "tool":
@@ -193,6 +213,10 @@ def history_text(messages: list[dict], preview: int = 400) -> str:
             continue
         if len(text) > preview:
             text = text[:preview] + "…"
+        if role == "user":
+            turn += 1
+            lines.append(f"#{turn} user: {text}")
+            continue
         lines.append(f"{role}: {text}")
     if hidden_tools:
         lines.append(f"  ({hidden_tools} tool messages hidden)")

@@ -13,6 +13,7 @@ from operator import itemgetter
 from hermes_tui.store.base import escape_like
 from hermes_tui.store.codec import clipped_content_sql, not_summary_sql, preview_of
 from hermes_tui.store.connection import tuples
+from hermes_tui.store.edges import read_edge_records
 from hermes_tui.store.errors import AmbiguousSession, SessionNotFound
 from hermes_tui.store.lineage_queries import ancestors, compression_tip, edge_kind
 from hermes_tui.store.models import EDGE_ROOT, LineageNode
@@ -163,22 +164,41 @@ class LineageMixin(TitlesMixin):
 
 
 def _tree_nodes(conn: sqlite3.Connection) -> tuple[list[LineageNode], frozenset[str]]:
-    """Every session's node ordered by (started_at, id), and the ids of archived sessions."""
+    """Every session's node ordered by (started_at, id), and the ids of archived sessions.
+
+    A child's edge is its recorded one (store/edges.py) when it has one, else derived.
+    """
     rows = tuples(conn, _TREE_SQL)
+    recorded = read_edge_records(conn)
     by_id = {row[0]: row for row in rows}
     rows.sort(key=itemgetter(5, 0))
     nodes: list[LineageNode] = []
     for sid, parent, title, source, model, started, ended, reason, count, _archived, newest, first_user in rows:
         # Types as the v14 columns give them: started_at REAL NOT NULL, the counter INTEGER.
         parent_row = by_id.get(parent) if parent is not None else None
+        record = recorded.get(sid)
+        if record is not None and not record.applies_to(parent):
+            record = None
         if parent_row is None:
-            parent, edge = None, EDGE_ROOT
+            parent, edge, record = None, EDGE_ROOT, None
         else:
-            edge = edge_kind(True, parent_row[7], parent_row[6], started)
+            edge = edge_kind(True, parent_row[7], parent_row[6], started, record)
         last_active = started if newest is None else newest
         preview = preview_of(first_user) if first_user else ""
         node = LineageNode(
-            sid, parent, edge, title, source, model, started, ended, reason, count or 0, last_active, preview
+            sid,
+            parent,
+            edge,
+            title,
+            source,
+            model,
+            started,
+            ended,
+            reason,
+            count or 0,
+            last_active,
+            preview,
+            record.branch_point if record is not None else None,
         )
         nodes.append(node)
     return nodes, frozenset(row[0] for row in rows if row[9])

@@ -30,8 +30,9 @@ from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory import MemoryHooks
 from hermes_tui.core.messages import Message, content_text
-from hermes_tui.core.session.live import LiveSession
+from hermes_tui.core.session.live import LiveSession, last_stored_id
 from hermes_tui.core.session.meter import ContextMeter
+from hermes_tui.store.models import EDGE_COMPRESSION
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
@@ -219,6 +220,8 @@ class CompressionOrchestrator:
         title = await self._child_title(old_id)
         self._hooks.on_session_end(messages)
         new_id = await self._session.start_child(
+            edge=EDGE_COMPRESSION,
+            branch_point=last_stored_id(messages),
             end_reason="compression",
             reason="compression",
             title=title,

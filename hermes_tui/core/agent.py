@@ -25,6 +25,8 @@ from hermes_tui.core.prompt import PromptInputs, build_system_prompt
 from hermes_tui.core.providers.base import Provider
 from hermes_tui.core.session.branching import BranchResult
 from hermes_tui.core.session.compression import CompressionOrchestrator
+from hermes_tui.core.session.compression_check import CompressionPreview
+from hermes_tui.core.session.manual_compress import compression_preview
 from hermes_tui.core.session.live import LiveSession
 from hermes_tui.core.session.meter import ContextMeter, SessionTotals
 from hermes_tui.core.session.moves import SessionMoves
@@ -251,6 +253,11 @@ class Agent:
 
     async def compress(self, args: str = "") -> str:
         return await self.moves.compress(args)
+
+    async def compression_preview(self, args: str = "") -> CompressionPreview:
+        """What `/compress args` would do now — summarised/kept messages, tokens before and estimated
+        after, or why it would change nothing. Calls no model and changes nothing."""
+        return await compression_preview(self.session, self.compression, self.meter, args)
 
     # ------------------------------------------------------------------ lifecycle
 

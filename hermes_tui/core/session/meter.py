@@ -15,7 +15,7 @@ from typing import Any
 
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import ContextCompressor
-from hermes_tui.core.context.tokens import TokenLedger, build_context_budget
+from hermes_tui.core.context.tokens import TokenLedger, build_context_budget, estimate_request_tokens_rough
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.messages import Message
 from hermes_tui.core.providers.base import Usage
@@ -87,6 +87,10 @@ class ContextMeter:
             self._session.system_prompt or "",
             self._tool_schemas,
         )
+
+    def estimate_uncached(self, messages: Sequence[Message]) -> int:
+        """The same rough size for a list that is not the live one (leaves the per-message cache alone)."""
+        return estimate_request_tokens_rough(messages, self._session.system_prompt or "", self._tool_schemas)
 
     def budget(self, messages: Sequence[Message] | None = None) -> ev.ContextBudget:
         c = self._compressor

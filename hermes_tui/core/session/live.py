@@ -221,8 +221,8 @@ class LiveSession:
         if self._cursor.flushed > len(messages):
             self._cursor.reset(len(messages))
 
-    async def record_usage(self, usage: Usage) -> None:
-        """Add one API call's token counts to the session row."""
+    async def record_usage(self, usage: Usage, *, cost_usd: float | None = None) -> None:
+        """Add one API call's token counts (and its estimated cost, when known) to the session row."""
         if self._db is None:
             return
         await self.ensure_row()
@@ -236,6 +236,9 @@ class LiveSession:
                 reasoning_tokens=usage.reasoning_tokens,
                 api_call_count=1,
                 model=self._model(),
+                estimated_cost_usd=cost_usd,
+                cost_status="estimated" if cost_usd is not None else None,
+                cost_source="hermes-tui price table" if cost_usd is not None else None,
             )
         except Exception as exc:
             self._events.warn(f"could not save token counts: {exc}")

@@ -9,7 +9,7 @@ the Agent, together with the provider, the tool registry, the event emitter and 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from hermes_tui.config import Settings
@@ -71,6 +71,8 @@ class Meter(Protocol):
 
     async def record(self, usage: Usage) -> None: ...
 
+    def end_turn(self) -> None: ...
+
     def lower_window(self, limit: int) -> bool: ...
 
 
@@ -98,6 +100,34 @@ class Compaction(Protocol):
     ) -> CompactionResult: ...
 
 
+class Steering(Protocol):
+    """/steer and /stop as a turn sees them (`hermes_tui.core.turn.steering.SteeringInbox`)."""
+
+    @property
+    def stop_requested(self) -> bool: ...
+
+    def begin_turn(self) -> None: ...
+
+    def deliver(self, messages: list[Message]) -> bool: ...
+
+    def after_turn(self) -> None: ...
+
+
+class NoSteering:
+    """Nothing ever steers (a turn run without a front-end that steers)."""
+
+    stop_requested = False
+
+    def begin_turn(self) -> None:
+        pass
+
+    def deliver(self, messages: list[Message]) -> bool:
+        return False
+
+    def after_turn(self) -> None:
+        pass
+
+
 @dataclass(frozen=True)
 class TurnDeps:
     """The collaborators of every turn of one agent."""
@@ -113,3 +143,4 @@ class TurnDeps:
     hooks: MemoryHooks
     settings: Settings
     backoff_base: float = 2.0
+    steering: Steering = field(default_factory=NoSteering)

@@ -6,6 +6,10 @@ provider, the tool registry, the compression orchestrator, the context meter, th
 never with the Agent. The retry loop is `hermes_tui.core.turn.calls`; what a response leads to is
 `hermes_tui.core.turn.responses`.
 
+Steering (`deps.steering`, logic in `hermes_tui.core.turn.steering`): /steer guidance is delivered
+into the last tool result right after a tool round; /stop answers the remaining tool calls of the
+round as not run and ends the turn before the next model call.
+
 Interrupts: a cancelled turn (Ctrl-C) is caught here. The partial answer is kept as an assistant
 message marked interrupted, unanswered tool calls get error results so the history stays valid,
 everything is flushed to state.db, and `TurnFinished(interrupted=True)` is emitted.
@@ -23,6 +27,7 @@ from hermes_tui.core.turn import responses
 from hermes_tui.core.turn.calls import FAILED, RESTART, call_with_recovery
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.state import TurnResult, TurnState
+from hermes_tui.core.turn.steering import STOPPED_EXIT_REASON, STOPPED_TOOL_RESULT
 from hermes_tui.core.turn.streaming import StreamAccumulator, strip_think_blocks
 
 MAX_ITERATIONS_PROMPT = (
@@ -51,6 +56,7 @@ class TurnRunner:
         deps, state = self.deps, self.state
         session = deps.session
         await session.ensure_row()
+        deps.steering.begin_turn()
         state.messages = list(session.messages)
         if not session.todo.items:
             session.todo.hydrate_from_history(state.messages)
@@ -140,6 +146,9 @@ class TurnRunner:
         state = self.state
         max_iterations = self.deps.settings.agent.max_turns
         while state.api_calls < max_iterations:
+            if self.deps.steering.stop_requested:
+                state.exit_reason = STOPPED_EXIT_REASON
+                return
             state.api_calls += 1
             response = await call_with_recovery(state, self.deps, self._compress)
             if response is RESTART:
@@ -150,7 +159,7 @@ class TurnRunner:
             assert isinstance(response, StreamAccumulator)
             if await self._process(response):
                 return
-        if state.final_response is None and not state.failed:
+        if state.final_response is None and not state.failed and not self.deps.steering.stop_requested:
             await self._handle_max_iterations()
 
     async def _handle_max_iterations(self) -> None:
@@ -192,6 +201,11 @@ class TurnRunner:
             state.last_tool_names = names
         context = deps.tool_context()
         for call in acc.tool_calls:
+            if deps.steering.stop_requested:  # /stop: the calls after the running one are not run
+                state.messages.append(
+                    {"role": "tool", "content": STOPPED_TOOL_RESULT, "tool_call_id": call.id, "tool_name": call.name}
+                )
+                continue
             events.emit(ev.ToolCallStarted(call.id, call.name, call.arguments))
             started = time.monotonic()
             result = await deps.tools.dispatch(call.name, call.arguments, context)
@@ -201,6 +215,7 @@ class TurnRunner:
             state.messages.append(
                 {"role": "tool", "content": result.content, "tool_call_id": call.id, "tool_name": call.name}
             )
+        deps.steering.deliver(state.messages)  # /steer: guidance rides on the result just produced
         await deps.session.flush(state.messages)
         deps.meter.publish(state.messages)
         await self._after_tools_check()
@@ -252,6 +267,8 @@ class TurnRunner:
         completed = state.final_response is not None and not state.failed and not state.interrupted
         if completed and not state.partial:
             deps.hooks.sync_turn(state.user_message, state.final_response or "", session.id)
+        deps.steering.after_turn()
+        deps.meter.end_turn()
         deps.meter.publish(session.messages)
         exit_reason = state.exit_reason or ("failed" if state.failed else "done")
         result = TurnResult(

@@ -1,5 +1,8 @@
 """`hermes-tui run PROMPT`: one turn (or one /command) without the TUI, on the same Agent.
 
+With a standing goal (`/goal TEXT`) the run goes on turn after turn until the judge says the goal
+is done or the loop pauses (`Agent.next_turn`); each continuation is announced on stderr.
+
 The answer streams to stdout; status lines and tool activity go to stderr so the answer can be
 piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage).
 Shell commands ask on the terminal when stdin is one, are denied otherwise, or run unasked with
@@ -101,9 +104,13 @@ async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) 
     try:
         if choice.is_demo:
             print(f"[demo] {choice.reason} — using the offline demo model", file=sys.stderr)
-        if args.resume:
+        continued = getattr(args, "continue", None)
+        if args.resume or continued is not None:
             try:
-                await agent.resume(args.resume)
+                if args.resume:
+                    await agent.resume(args.resume)
+                else:
+                    await agent.continue_session(continued or None)
             except SessionError as exc:
                 print(f"hermes-tui: error: {exc}", file=sys.stderr)
                 return EXIT_USAGE
@@ -127,6 +134,9 @@ async def _run(args: argparse.Namespace, home: Any, settings: Any, choice: Any) 
                 return EXIT_USAGE if outcome.error else EXIT_OK
             prompt = outcome.send
         result = await _interruptible_turn(agent, prompt)
+        while (following := await agent.next_turn(result)) is not None:  # a standing goal's continuations
+            print(f"⚑ {following.splitlines()[0]}", file=sys.stderr, flush=True)
+            result = await _interruptible_turn(agent, following)
         if args.json:
             print(json.dumps(result.as_json(), ensure_ascii=False))
         elif result.final_response and not printer.stream_answer:

@@ -262,6 +262,10 @@ class Agent:
     async def resume(self, ref: str) -> str:
         return await self.moves.resume(ref)
 
+    async def continue_session(self, title: str | None = None) -> str:
+        """Continue the most recent session, or the newest one titled `title` (`hermes-tui -c [title]`)."""
+        return await self.moves.continue_latest(title)
+
     async def branch(self, name: str | None = None) -> str:
         return await self.moves.branch(name)
 

@@ -119,6 +119,22 @@ class SessionMoves:
         self._events.review("rotation", f"Resumed {target} ({users} user messages, {total} total)")
         return f"↻ Resumed session {target} ({users} user messages, {total} total)"
 
+    async def continue_latest(self, title: str | None = None) -> str:
+        """`--continue [title]`: resume the most recently active session, or the newest one with `title`
+        (its latest "#N" variant, followed to its compression tip)."""
+        db = self._require_db()
+        if title:
+            found = await db.resolve_session_by_title(title)
+            if found is None:
+                raise SessionError(f"no session is titled '{title}'")
+            target = await db.resolve_resume_session_id(await db.get_compression_tip(found))
+        else:
+            rows = await db.list_sessions_rich(limit=1)
+            if not rows:
+                raise SessionError("there is no session to continue yet")
+            target = str(rows[0]["id"])
+        return await self.resume(target)
+
     async def branch(self, name: str | None = None) -> str:
         """/branch [name] (alias /fork): copy the history into a child session and continue there."""
         self._require_idle()

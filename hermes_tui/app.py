@@ -293,6 +293,8 @@ class HermesApp(App[int]):
         if self.agent is None:
             return
         state = await self.agent.goals.load()
+        if not self.screen_stack:  # the app closed while state.db answered
+            return
         self.main.status_bar.goal = (
             goal_badge(state.goal, state.status, state.turns_used, state.max_turns) if state else ""
         )

@@ -138,7 +138,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     continued = getattr(args, "continue")
     if command == "run" and args.prompt is None:
         if not continued:
-            raise UsageError("run needs a PROMPT (the message, or a /command)")
+            raise UsageError("the following arguments are required: prompt")
         args.prompt, continued = continued, ""  # `run -c "next step"`: the value was the prompt
         setattr(args, "continue", continued)
     if continued is not None and args.resume:

@@ -142,7 +142,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("resume", "/resume [N|id|prefix|title]", "switch to an earlier session", _resume),
     Command(
         "branch",
-        "/branch [name | at N | edit N]",
+        "/branch [name|at N|edit N]",
         "copy this conversation into a new branch",
         _branch,
         ("fork",),
@@ -152,25 +152,23 @@ COMMANDS: tuple[Command, ...] = (
     Command("history", "/history", "show this session's turns", _history),
     Command("undo", "/undo [N]", "remove the last N turns (text returns to the input)", _undo),
     Command("retry", "/retry", "re-send the last message", _retry),
-    Command("compress", "/compress [focus | here [N] | preview]", "summarise earlier turns now", _compress),
+    Command("compress", "/compress [focus|here [N]|preview]", "summarise earlier turns now", _compress),
     Command("usage", "/usage", "token usage and context size", _usage, while_busy=True),
     Command("status", "/status", "session, model, context, queue and goal at a glance", power.status, while_busy=True),
     Command(
         "steer", "/steer TEXT", "guide the running agent: read after its next tool call", power.steer, while_busy=True
     ),
-    Command(
-        "queue", "/queue [TEXT | clear | drop N | edit N]", "send TEXT when the turn ends", power.queue, while_busy=True
-    ),
+    Command("queue", "/queue [TEXT|clear|drop N|edit N]", "send TEXT when the turn ends", power.queue, while_busy=True),
     Command("stop", "/stop", "stop the running turn after the current tool call", power.stop, while_busy=True),
     Command("model", "/model [name]", "show or switch the model", power.model),
     Command(
         "goal",
-        "/goal [TEXT | pause | resume | clear | status]",
+        "/goal [TEXT|pause|resume|clear]",
         "work toward a standing goal",
         power.goal,
         while_busy=True,
     ),
-    Command("save", "/save [FILE.json|.md|.jsonl]", "export this session to a file (0600)", power.save),
+    Command("save", "/save [FILE]", "export this session to .json, .md or .jsonl (0600)", power.save),
     Command("insights", "/insights [days]", "usage over time from state.db", power.insights, while_busy=True),
     Command("clear", "/clear", "clear the conversation pane (the session stays)", power.clear, while_busy=True),
     Command("help", "/help", "commands and keys", _help, while_busy=True),

@@ -41,9 +41,7 @@ DETAIL = " The step reads the config, checks the token, and writes the session."
 
 async def _seed_turns(agent, server: FakeLLMServer, count: int, prompt_tokens: int = 1_000) -> None:
     for index in range(count):
-        server.enqueue(
-            Reply(text=f"Answer number {index} with some detail.{DETAIL}", usage=(prompt_tokens, 20, 0, 0))
-        )
+        server.enqueue(Reply(text=f"Answer number {index} with some detail.{DETAIL}", usage=(prompt_tokens, 20, 0, 0)))
         result = await agent.run_conversation(f"Question {index}: tell me about step {index}")
         assert result.completed
 

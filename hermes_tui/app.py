@@ -353,7 +353,7 @@ class HermesApp(App[int]):
 
         if self.busy:
             if runs_while_busy(text):  # /steer, /queue, /stop, /status …: at once, beside the turn
-                self.run_worker(self._run_command(text), group="busy-command")
+                self.run_worker(self._run_command(text, beside=True), group="busy-command")
                 return
             busy = "A turn" if self.turn_running else "A command"
             self.notify(f"{busy} is running {BUSY_HINT}", severity="warning")
@@ -383,13 +383,14 @@ class HermesApp(App[int]):
                 self.main.status_bar.state = "thinking"
         return result
 
-    async def _run_command(self, text: str) -> None:
+    async def _run_command(self, text: str, *, beside: bool = False) -> None:
+        """Run a command; `beside` = it runs next to a running turn or command (a while-busy command)."""
         from hermes_tui.core.commands import run_command
 
         assert self.agent is not None  # input waits for `ready`
-        await self._show_result(await run_command(self.agent, text, interactive=True))
+        await self._show_result(await run_command(self.agent, text, interactive=True), beside=beside)
 
-    async def _show_result(self, result: CommandResult) -> None:
+    async def _show_result(self, result: CommandResult, *, beside: bool = False) -> None:
         assert self.agent is not None
         convo = self.main.conversation
         if result.quit:
@@ -406,7 +407,7 @@ class HermesApp(App[int]):
         if result.prefill is not None:
             self.main.prompt.set_text(result.prefill)
         if result.send:
-            if self.turn_running:  # a command that ran beside a turn: its message waits its turn
+            if beside or self.turn_running:  # it ran beside a turn or a command: its message waits its turn
                 self.agent.steering.enqueue(result.send)
             else:
                 self.call_later(self._start_turn, result.send)  # after this command's worker ends

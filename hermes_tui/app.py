@@ -248,6 +248,8 @@ class HermesApp(App[int]):
 
     @handles(ev.CompressionFinished)
     async def _show_compression_finished(self, event: ev.CompressionFinished) -> None:
+        if not self.turn_running:  # a /compress outside a turn: nothing is running any more
+            self.main.status_bar.state = "idle"
         if event.aborted:
             return
         fallback = " — fallback summary" if event.fallback_used else ""

@@ -19,18 +19,23 @@ from textual.widgets import Button, Label, Static
 
 from hermes_tui.core.session.compression_check import CompressionPreview
 
+LITTLE_SAVED_PERCENT = 10  # below this estimated saving the dialog warns (the compressor calls it ineffective)
+
 
 def summary_lines(preview: CompressionPreview) -> list[str]:
     """The numbers, one line each."""
     focus = f" · focus “{preview.focus_topic}”" if preview.focus_topic else ""
     kept = f" · last {preview.keep_exchanges} exchange(s) kept" if preview.keep_exchanges else ""
-    return [
+    lines = [
         f"Summarise {preview.summarised_count} of {preview.messages_total} messages{focus}{kept}",
         f"Tokens ~{preview.tokens_before:,} → ~{preview.tokens_after:,} (estimated, {preview.saving_percent}% saved)",
         f"Kept verbatim: first {preview.head_count}, last {preview.tail_count}"
         + (f" · {preview.pruned_count} old tool result(s) shortened" if preview.pruned_count else ""),
         "The conversation continues in a new child session; this one keeps every message.",
     ]
+    if preview.saving_percent < LITTLE_SAVED_PERCENT:
+        lines.append("⚠ Little would be saved: if the summary does not make the context smaller, nothing is applied.")
+    return lines
 
 
 class CompressPreviewScreen(ModalScreen[bool]):

@@ -87,6 +87,7 @@ async def test_compress_shows_the_preview_and_asks_before_rotating(tmp_path: Pat
             await pilot.press("y")
             await wait_until(pilot, lambda: app.agent.session_id != session, 10, f"the rotation: {notices(app)}")
             await wait_until(pilot, lambda: any(n.startswith("🗜️ Compressed") for n in notices(app)), 5, "the report")
+            await wait_until(pilot, lambda: app.main.status_bar.state == "idle", 5, "the status back to idle")
 
 
 async def test_the_status_bar_names_the_session_as_the_tree_does(tmp_path: Path) -> None:

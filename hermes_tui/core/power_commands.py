@@ -102,15 +102,16 @@ async def status(agent: Agent, args: str) -> CommandResult:
     pct = round(budget.shown_tokens * 100 / budget.context_length) if budget.context_length else 0
     approx = "~" if budget.is_estimate else ""
     title = f"“{session.title}”" if session.title else "(untitled)"
+    turn = "Turn: idle"
+    if agent.busy:
+        turn = "Turn: running" + (" — stop requested" if agent.steering.stop_requested else "")
     lines = [
         f"Session {session.id} {title}" + (f", parent {session.parent_id}" if session.parent_id else ""),
         f"Model {agent.provider.label} — window {budget.context_length:,}"
         + (" (assumed)" if budget.window_is_default else ""),
         f"Context {approx}{budget.shown_tokens:,} tokens ({pct}%), threshold {budget.threshold_tokens:,},"
         f" {len(agent.messages)} messages, {budget.compression_count} compression(s)",
-        "Turn: running" + (" — stop requested" if agent.steering.stop_requested else "")
-        if agent.busy
-        else "Turn: idle",
+        turn,
         f"Queue: {len(agent.steering.queued)} message(s), {len(agent.steering.pending_steers)} steer(s) waiting",
     ]
     goal = await agent.goals.load()

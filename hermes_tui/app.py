@@ -6,6 +6,12 @@ group "turn". Core events arrive through the Agent's sink as `CoreEvent` message
 table keyed by event class (`EVENT_HANDLERS`) hands each to the one method that updates the
 conversation, lineage tree, token gauge, review log or status bar.
 
+Commands: while a turn (or another command) runs, the commands the registry flags `while_busy`
+(/steer, /queue, /stop, /status …) run at once in their own workers; anything else is refused
+with a hint. A turn worker runs turn after turn: when one ends, `Agent.next_turn` gives the next
+queued message, or the standing goal's continuation. `/compress` shows its preview in
+`CompressPreviewScreen` and rotates only when confirmed.
+
 Ctrl-C ladder: text in the input -> clear it; a turn running -> interrupt it (the partial answer
 stays, marked interrupted, and is saved); idle -> a second Ctrl-C within 2 s quits. Ctrl-Q quits.
 SIGTERM and SIGHUP stop the app the same way: the turn is interrupted and saved, the session ends
@@ -34,6 +40,7 @@ from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.lineage_sync import LineageSync
 from hermes_tui.screens.approval import ApprovalScreen
+from hermes_tui.screens.compress_preview import CompressPreviewScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.widgets.lineage_tree import LineageTree
@@ -43,16 +50,40 @@ from hermes_tui.widgets.textual_workarounds import release_removed_widget_lines
 
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
+    from hermes_tui.core.command_result import CommandResult
     from hermes_tui.core.tools.base import ApprovalRequest
+    from hermes_tui.core.turn.state import TurnResult
     from hermes_tui.store.db import SessionDB
 
 QUIT_WINDOW_S = 2.0
 GC_TICK_S = 0.25
+BUSY_HINT = "— /queue TEXT sends it when the turn ends, /steer TEXT guides it now, Ctrl-C interrupts."
 
 EventT = TypeVar("EventT", bound=ev.Event)
 Handler = Callable[["HermesApp", EventT], Awaitable[None]]
 EVENT_HANDLERS: dict[type[ev.Event], Handler[Any]] = {}
 """Core event class -> the HermesApp method that shows it (filled by `@handles`)."""
+
+
+def session_preview(messages: list[dict[str, Any]]) -> str:
+    """The first user message that is not a compaction summary, as the Sessions tree previews it."""
+    from hermes_tui.store.codec import preview_of
+    from hermes_tui.store.models import is_summary_text
+
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") == "user" and isinstance(content, str) and not is_summary_text(content):
+            return preview_of(content)
+    return ""
+
+
+def goal_badge(goal: str | None, status: str, turns_used: int, max_turns: int) -> str:
+    """The status bar's goal label: "⚑ 3/20" while active, "⚑ paused", "⚑ done", "" without a goal."""
+    if not goal or status == "cleared":
+        return ""
+    if status == "active":
+        return f"⚑ {turns_used}/{max_turns}"
+    return f"⚑ {status}"
 
 
 def handles(event_type: type[EventT]) -> Callable[[Handler[EventT]], Handler[EventT]]:
@@ -87,13 +118,16 @@ class HermesApp(App[int]):
         settings: Settings,
         choice: ProviderChoice,
         resume: str | None = None,
+        continue_title: str | None = None,
         cwd: Path | None = None,
     ) -> None:
+        """`resume` opens a session by reference; `continue_title` ("" = the most recent) continues one."""
         super().__init__()
         self.home = home
         self.settings = settings
         self.choice = choice
         self.resume_ref = resume
+        self.continue_title = continue_title
         self.cwd = cwd
         self.agent: Agent | None = None
         self.db: SessionDB | None = None
@@ -157,12 +191,15 @@ class HermesApp(App[int]):
             self.exit(2)
             return
         self.agent, self.db = agent, db
-        if self.resume_ref:
-            try:
+        try:
+            if self.resume_ref:
                 await agent.resume(self.resume_ref)
-            except SessionError as exc:
-                self.notify(str(exc), severity="error")
-        self.main.status_bar.set_session(agent.session_id, agent.session.title)
+            elif self.continue_title is not None:
+                await agent.continue_session(self.continue_title or None)
+        except SessionError as exc:
+            self.notify(str(exc), severity="error")
+        self._show_session(agent.session_id)
+        await self._show_goal_of_session()
         self.main.gauge.budget = agent.budget()
         await self._load_review_history()
         await self.refresh_lineage()
@@ -241,6 +278,8 @@ class HermesApp(App[int]):
 
     @handles(ev.CompressionFinished)
     async def _show_compression_finished(self, event: ev.CompressionFinished) -> None:
+        if not self.turn_running:  # a /compress outside a turn: nothing is running any more
+            self.main.status_bar.state = "idle"
         if event.aborted:
             return
         fallback = " — fallback summary" if event.fallback_used else ""
@@ -252,15 +291,45 @@ class HermesApp(App[int]):
 
     @handles(ev.TitleChanged)
     async def _show_title_changed(self, event: ev.TitleChanged) -> None:
-        self.main.status_bar.set_session(event.session_id, event.title)
+        self._show_session(event.session_id)
         self.lineage_sync.retitle(event.session_id, event.title)
 
     @handles(ev.SessionRotated)
     async def _show_session_rotated(self, event: ev.SessionRotated) -> None:
-        self.main.status_bar.set_session(event.new, event.title)
+        self._show_session(event.new, event.title)
         if event.reason == "compression":
             self.main.conversation.add_notice("rotation", f"Continued in child session {event.new}")
         await self.sync_lineage(event.old, event.new)
+        await self._show_goal_of_session()
+
+    def _show_session(self, session_id: str, title: str | None = None) -> None:
+        """The status bar names the live session as the Sessions tree does: its title (the agent's own,
+        never a stale event's), else its first user message."""
+        preview = ""
+        if self.agent is not None and session_id == self.agent.session_id:
+            title = self.agent.session.title
+            preview = session_preview(self.agent.messages)
+        self.main.status_bar.set_session(session_id, title, preview)
+
+    @handles(ev.QueueChanged)
+    async def _show_queue(self, event: ev.QueueChanged) -> None:
+        self.main.queue_line.show(event.queued, event.steers, event.stop_requested)
+
+    @handles(ev.GoalChanged)
+    async def _show_goal(self, event: ev.GoalChanged) -> None:
+        if self.agent is not None and event.session_id != self.agent.session_id:
+            return
+        self.main.status_bar.goal = goal_badge(event.goal, event.status, event.turns_used, event.max_turns)
+
+    async def _show_goal_of_session(self) -> None:
+        if self.agent is None:
+            return
+        state = await self.agent.goals.load()
+        if not self.screen_stack:  # the app closed while state.db answered
+            return
+        self.main.status_bar.goal = (
+            goal_badge(state.goal, state.status, state.turns_used, state.max_turns) if state else ""
+        )
 
     @handles(ev.ReviewEntry)
     async def _show_review_entry(self, event: ev.ReviewEntry) -> None:
@@ -316,10 +385,13 @@ class HermesApp(App[int]):
     @handles(ev.HistoryReplaced)
     async def _show_history_replaced(self, event: ev.HistoryReplaced) -> None:
         self.main.conversation.load_history(event.messages)
+        self._show_session(event.session_id)
 
     @handles(ev.TurnFinished)
     async def _show_turn_finished(self, event: ev.TurnFinished) -> None:
-        self.main.status_bar.state = "interrupted" if event.interrupted else "idle"
+        stopped = event.exit_reason == "stopped"
+        self.main.status_bar.state = "interrupted" if event.interrupted else "stopped" if stopped else "idle"
+        self._show_session(event.session_id)
         if event.failed and event.error:
             self.main.conversation.add_notice("warning", event.error)
         await self.sync_lineage()
@@ -338,19 +410,26 @@ class HermesApp(App[int]):
     def command_running(self) -> bool:
         return self._active(self.command_worker)
 
+    @property
+    def busy(self) -> bool:
+        return self.turn_running or self.command_running
+
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text.strip()
         if not text:
             return
         if self.agent is None:
             await self.ready.wait()
-        if self.turn_running or self.command_running:
+        from hermes_tui.core.commands import is_command, runs_while_busy
+
+        if self.busy:
+            if runs_while_busy(text):  # /steer, /queue, /stop, /status …: at once, beside the turn
+                self.run_worker(self._run_command(text, beside=True), group="busy-command")
+                return
             busy = "A turn" if self.turn_running else "A command"
-            self.notify(f"{busy} is running — press Ctrl-C to interrupt it first.", severity="warning")
+            self.notify(f"{busy} is running {BUSY_HINT}", severity="warning")
             self.main.prompt.set_text(text)
             return
-        from hermes_tui.core.commands import is_command
-
         if is_command(text):
             self.command_worker = self.run_worker(self._run_command(text), group="command", exclusive=True)
         else:
@@ -360,28 +439,78 @@ class HermesApp(App[int]):
         assert self.agent is not None  # input waits for `ready`
         self.main.conversation.add_user(text)
         self.main.status_bar.state = "thinking"
-        self.turn_worker = self.run_worker(self.agent.run_conversation(text), group="turn", exclusive=True)
+        self.turn_worker = self.run_worker(self._run_turns(text), group="turn", exclusive=True)
 
-    async def _run_command(self, text: str) -> None:
+    async def _run_turns(self, text: str) -> TurnResult | None:
+        """Run `text`, then whatever the agent says comes next (queued messages, the goal's continuation)."""
+        assert self.agent is not None
+        result = None
+        next_text: str | None = text
+        while next_text is not None:
+            result = await self.agent.run_conversation(next_text)
+            next_text = await self.agent.next_turn(result)
+            if next_text is not None:
+                self.main.conversation.add_user(next_text)
+                self.main.status_bar.state = "thinking"
+        return result
+
+    async def _run_command(self, text: str, *, beside: bool = False) -> None:
+        """Run a command; `beside` = it runs next to a running turn or command (a while-busy command)."""
         from hermes_tui.core.commands import run_command
 
         assert self.agent is not None  # input waits for `ready`
-        result = await run_command(self.agent, text)
+        await self._show_result(await run_command(self.agent, text, interactive=True), beside=beside)
+
+    async def _show_result(self, result: CommandResult, *, beside: bool = False) -> None:
+        assert self.agent is not None
         convo = self.main.conversation
         if result.quit:
             self.call_later(self.action_quit)  # exit from the app's own loop, not from this worker
             return
+        if result.clear_conversation:
+            await convo.clear()
         if result.show_help:
             self.push_screen(HelpScreen())
         elif result.screen == "learning":
             self.action_open_learning()
+        elif result.confirm is not None:
+            self.push_screen(CompressPreviewScreen(result.confirm.preview), callback=self._confirmed(result))
         elif result.output:
             convo.add_notice("warning" if result.error else "info", result.output)
         if result.prefill is not None:
             self.main.prompt.set_text(result.prefill)
         if result.send:
-            self._start_turn(result.send)
+            if beside or self.turn_running:  # it ran beside a turn or a command: its message waits its turn
+                self.agent.steering.enqueue(result.send)
+            else:
+                self.call_later(self._start_turn, result.send)  # after this command's worker ends
+        elif not self.turn_running:
+            self.call_later(self._send_queued)
         await self.sync_lineage()
+
+    def _confirmed(self, result: CommandResult) -> Callable[[bool | None], None]:
+        confirmation = result.confirm
+        assert confirmation is not None
+
+        def done(agreed: bool | None) -> None:
+            if not agreed:
+                self.main.conversation.add_notice("info", "Compression cancelled — nothing changed.")
+                return
+
+            async def apply() -> None:
+                await self._show_result(await confirmation.apply())
+
+            self.command_worker = self.run_worker(apply(), group="command", exclusive=True)
+
+        return done
+
+    def _send_queued(self) -> None:
+        """Messages queued while a command ran go out once nothing runs."""
+        if self.agent is None or self.busy:
+            return
+        queued = self.agent.steering.take_next()
+        if queued is not None:
+            self._start_turn(queued)
 
     async def on_lineage_tree_session_chosen(self, message: LineageTree.SessionChosen) -> None:
         if self.agent is None or message.session_id == self.agent.session_id:

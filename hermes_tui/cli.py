@@ -7,7 +7,8 @@
     hermes-tui export ID [--lineage] [--format md|json|jsonl] [--output FILE]
     hermes-tui doctor [--json]                         check state.db, its indexes and file modes
 
-Global flags (--home, --provider, --model, --base-url, --context-length, --resume, --yes) go
+Global flags (--home, --provider, --model, --base-url, --context-length, --resume, -c/--continue
+[TITLE], --yes) go
 before or after the command; one that does not apply to the command is an error, never ignored
 (GLOBAL_FLAGS says which command takes which). Everything a user can get wrong (flags, config,
 keys, home, a damaged state.db) ends as one line on stderr and exit code 2 — never a traceback.
@@ -49,8 +50,20 @@ GLOBAL_FLAGS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
         MODEL_COMMANDS,
     ),
     "--resume": ({"metavar": "ID", "help": "resume a session: id, id prefix or title"}, MODEL_COMMANDS),
+    "--continue": (
+        {
+            "metavar": "TITLE",
+            "nargs": "?",
+            "const": "",
+            "help": "continue the most recent session (or the newest titled TITLE)",
+        },
+        MODEL_COMMANDS,
+    ),
     "--yes": ({"action": "store_true", "help": "approve shell commands without asking"}, MODEL_COMMANDS),
 }
+
+
+SHORT_FLAGS = {"--continue": ("-c",)}  # short spellings of global flags
 
 
 class UsageError(Exception):
@@ -70,7 +83,7 @@ def _add_global_flags(parser: argparse.ArgumentParser) -> None:
     """The global flags, with no default so a value given before the command is not reset after it."""
     group = parser.add_argument_group("global flags (before or after the command)")
     for flag, (options, _commands) in GLOBAL_FLAGS.items():
-        group.add_argument(flag, default=argparse.SUPPRESS, **options)
+        group.add_argument(flag, *SHORT_FLAGS.get(flag, ()), default=argparse.SUPPRESS, **options)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
 
     run = sub.add_parser("run", help="run one turn headless; the answer streams to stdout")
-    run.add_argument("prompt", help='the message (or a /command such as "/compress auth flow")')
+    run.add_argument("prompt", nargs="?", help='the message (or a /command such as "/compress auth flow")')
     run.add_argument("--json", action="store_true", help="print one JSON result object")
 
     sessions = sub.add_parser("sessions", help="list sessions")
@@ -125,6 +138,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             raise UsageError(f"{flag} does not apply to {where} (only to {takers})")
         if not hasattr(args, dest):
             setattr(args, dest, False if GLOBAL_FLAGS[flag][0].get("action") == "store_true" else None)
+    continued = getattr(args, "continue")
+    if command == "run" and args.prompt is None:
+        if not continued:
+            raise UsageError("the following arguments are required: prompt")
+        args.prompt, continued = continued, ""  # `run -c "next step"`: the value was the prompt
+        setattr(args, "continue", continued)
+    if continued is not None and args.resume:
+        raise UsageError("--continue and --resume both choose a session: give one of them")
     if args.context_length is not None and args.context_length < 1:
         raise UsageError(f"--context-length must be a positive number of tokens, got {args.context_length}")
     return args
@@ -305,7 +326,9 @@ def _launch_tui(args: argparse.Namespace) -> int:
     home, settings, choice = prepare(args, warm_up=_import_tui)
     from hermes_tui.app import HermesApp
 
-    app = HermesApp(home=home, settings=settings, choice=choice, resume=args.resume)
+    app = HermesApp(
+        home=home, settings=settings, choice=choice, resume=args.resume, continue_title=getattr(args, "continue")
+    )
     app.run()
     if app.startup_error:
         raise UsageError(app.startup_error)

@@ -1,5 +1,8 @@
 """`hermes-tui run PROMPT`: one turn (or one /command) without the TUI, on the same Agent.
 
+With a standing goal (`/goal TEXT`) the run goes on turn after turn until the judge says the goal
+is done or the loop pauses (`Agent.next_turn`); each continuation is announced on stderr.
+
 The answer streams to stdout; status lines and tool activity go to stderr so the answer can be
 piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage).
 Shell commands ask on the terminal when stdin is one, are denied otherwise, or run unasked with
@@ -174,9 +177,13 @@ async def _run_with_signals(
     try:
         if choice.is_demo:
             print(f"[demo] {choice.reason} — using the offline demo model", file=sys.stderr)
-        if args.resume:
+        continued = getattr(args, "continue", None)
+        if args.resume or continued is not None:
             try:
-                await agent.resume(args.resume)
+                if args.resume:
+                    await agent.resume(args.resume)
+                else:
+                    await agent.continue_session(continued or None)
             except SessionError as exc:
                 print(f"hermes-tui: error: {exc}", file=sys.stderr)
                 return EXIT_USAGE
@@ -202,6 +209,13 @@ async def _run_with_signals(
         if signals.exit_code is not None:  # stopped before the turn began: nothing to interrupt
             return signals.exit_code
         result = await _interruptible_turn(agent, prompt, stopper)
+        while (
+            signals.exit_code is None
+            and stopper.signum is None
+            and (following := await agent.next_turn(result)) is not None
+        ):  # a standing goal's continuations
+            print(f"⚑ {visible(following.splitlines()[0] if following else '')}", file=sys.stderr, flush=True)
+            result = await _interruptible_turn(agent, following, stopper)
         reason = failure_reason(result)
         if args.json:
             payload = result.as_json()

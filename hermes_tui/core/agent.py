@@ -1,10 +1,13 @@
 """The Agent: a thin facade over one conversation's collaborators, driven by the TUI and the CLI.
 
 Construction wires the parts together — the live session (`core.session.live.LiveSession`, the
-one owner of the session's identity, messages, flush cursor and cached prompt), the context meter,
-the compression orchestrator, the session moves and the tool registry. After that the Agent only
-forwards: `run_conversation` runs one turn (`core.turn.runner.TurnRunner`), the session commands
-move the live session, `budget`/`totals`/`lineage` answer what the UI shows, `close` ends it.
+one owner of the session's identity, messages, flush cursor and cached prompt), the context meter
+(with its look ahead, `core.session.outlook`), the compression orchestrator, the session moves,
+the steering inbox (`core.turn.steering`: /steer, /queue, /stop), the standing goal
+(`core.goals`) and the tool registry. After that the Agent only forwards: `run_conversation` runs
+one turn (`core.turn.runner.TurnRunner`), `next_turn` says what to send after it (a queued
+message, else the goal's continuation), the session commands move the live session,
+`budget`/`totals`/`lineage` answer what the UI shows, `close` ends it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import ContextCompressor
 from hermes_tui.core.context.windows import MINIMUM_CONTEXT_LENGTH, context_window
 from hermes_tui.core.emitter import Emitter
+from hermes_tui.core.goals import GoalKeeper
 from hermes_tui.core.learning import TitleSetter, TurnLearning, provider_tool_handler
 from hermes_tui.core.memory.manager import MemoryManager, ProviderLoadError, load_external_provider
 from hermes_tui.core.memory.provider import MemoryProvider, ProviderContext
@@ -31,10 +35,15 @@ from hermes_tui.core.providers.base import Provider
 from hermes_tui.core.providers.chain import ProviderChain
 from hermes_tui.core.review.records import ReviewRecord, load_records, review_nodes
 from hermes_tui.core.review.reviewer import BackgroundReviewer
+from hermes_tui.core.session.branching import BranchResult
 from hermes_tui.core.session.compression import CompressionOrchestrator
-from hermes_tui.core.session.live import LiveSession
+from hermes_tui.core.session.compression_check import CompressionPreview
+from hermes_tui.core.session.live import LiveSession, SessionError
+from hermes_tui.core.session.manual_compress import compression_preview
 from hermes_tui.core.session.meter import ContextMeter, SessionTotals
-from hermes_tui.core.session.moves import SessionMoves
+from hermes_tui.core.session.model_switch import check_model_name, switched_provider, window_for
+from hermes_tui.core.session.moves import BUSY, SessionMoves
+from hermes_tui.core.session.outlook import OutlookTracker
 from hermes_tui.core.skills.catalog import available_skills_block
 from hermes_tui.core.skills.manage import SkillManager
 from hermes_tui.core.tools.base import Approver, FunctionTool, ToolContext
@@ -43,6 +52,7 @@ from hermes_tui.core.tools.registry import ToolRegistry
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.runner import TurnRunner
 from hermes_tui.core.turn.state import TurnResult
+from hermes_tui.core.turn.steering import SteeringInbox
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
@@ -136,6 +146,7 @@ class Agent:
             emitter=self.events,
             window_known=known,
             compression_enabled=comp.enabled,
+            outlook=OutlookTracker(model=lambda: self.provider.model),
         )
         self.compression = CompressionOrchestrator(
             compressor=self.compressor,
@@ -185,6 +196,10 @@ class Agent:
             system_prompt=lambda: self.session.system_prompt,
             current_title=lambda: self.session.title,
         )
+        self.steering = SteeringInbox(self.events)
+        self.goals = GoalKeeper(
+            session=self.session, judge=lambda: self.aux_provider or self.provider, emitter=self.events
+        )
 
     # ------------------------------------------------------------------ what the front-ends read
 
@@ -211,6 +226,11 @@ class Agent:
 
     def budget(self) -> ev.ContextBudget:
         return self.meter.budget()
+
+    @property
+    def busy(self) -> bool:
+        """A turn is running."""
+        return self._turn_lock.locked()
 
     async def lineage(self) -> list[LineageNode]:
         """Every session's lineage node (the live one even before its row exists), review runs as leaves."""
@@ -247,6 +267,18 @@ class Agent:
         self.events.review("fallback", f"Back on the primary provider {route.label}")
         self.events.emit(ev.ProviderSwitched(route.choice.provider, route.choice.model, "restored"))
 
+    async def next_turn(self, result: TurnResult) -> str | None:
+        """What to send after the turn that gave `result`: the next queued message (a real user
+        message comes first), else the standing goal's continuation — or None, to wait for the user.
+        After an interrupted, stopped or failed turn nothing is sent (the goal pauses; the queue waits)."""
+        if result.interrupted or result.failed or result.exit_reason == "stopped":
+            await self.goals.after_turn(result)
+            return None
+        queued = self.steering.take_next()
+        if queued is not None:
+            return queued
+        return await self.goals.after_turn(result)
+
     def _turn_deps(self) -> TurnDeps:
         return TurnDeps(
             session=self.session,
@@ -261,6 +293,7 @@ class Agent:
             settings=self.settings,
             backoff_base=self.backoff_base,
             extras=self.learning,
+            steering=self.steering,
         )
 
     def _tool_services(self) -> dict[str, object]:
@@ -343,8 +376,22 @@ class Agent:
     async def resume(self, ref: str) -> str:
         return await self.moves.resume(ref)
 
+    async def continue_session(self, title: str | None = None) -> str:
+        """Continue the most recent session, or the newest one titled `title` (`hermes-tui -c [title]`)."""
+        return await self.moves.continue_latest(title)
+
     async def branch(self, name: str | None = None) -> str:
         return await self.moves.branch(name)
+
+    async def branch_at(self, message_index: int, *, edit: bool = False, name: str | None = None) -> BranchResult:
+        """Branch from any message of `messages` (the message cursor's "branch here" / "edit and resend").
+
+        `edit=False`: the new branch keeps the history up to and including `message_index`.
+        `edit=True` (user messages only): it keeps the history before it, and `BranchResult.prefill`
+        is the message's text for the prompt. The original session keeps all its messages.
+        Raises SessionError (one line) for a bad index, a non-user message to edit, or a running turn.
+        """
+        return await self.moves.branch_at(message_index, edit=edit, name=name)
 
     async def set_title(self, name: str | None) -> str:
         return await self.moves.title(name)
@@ -354,6 +401,32 @@ class Agent:
 
     async def compress(self, args: str = "") -> str:
         return await self.moves.compress(args)
+
+    async def compression_preview(self, args: str = "") -> CompressionPreview:
+        """What `/compress args` would do now — summarised/kept messages, tokens before and estimated
+        after, or why it would change nothing. Calls no model and changes nothing."""
+        return await compression_preview(self.session, self.compression, self.meter, args)
+
+    async def switch_model(self, name: str) -> str:
+        """/model NAME: the same provider with another model from the next turn on; budgets follow its window."""
+        if self.busy:
+            raise SessionError(BUSY)
+        model = check_model_name(name)
+        if model == self.provider.model:
+            return f"Already using {self.provider.label}"
+        window, known = window_for(model, self.settings.model.context_length)
+        provider = switched_provider(self.provider, model)
+        old = self.provider.label
+        self.chain.replace_primary(provider, window, known)
+        self.meter.use_window(window, known)
+        if self.db is not None and self.session.row_created:
+            await self.db.update_session_model(self.session.id, model)
+        self.meter.publish()
+        guess = "" if known else " (unknown model: window assumed)"
+        self.events.review("info", f"Model switched {old} → {provider.label}, window {window:,} tokens{guess}")
+        return (
+            f"Model: {provider.label} — window {window:,} tokens{guess}, threshold {self.compressor.threshold_tokens:,}"
+        )
 
     # ------------------------------------------------------------------ lifecycle
 

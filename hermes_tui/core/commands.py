@@ -5,30 +5,26 @@ completion, F1 help and command palette all read it, so what the UI advertises a
 `run_command(agent, "/resume 2")` returns a `CommandResult` telling the front-end what to show,
 whether to send a user turn (/retry), what to put back in the input (/undo), or to quit.
 Anything the TUI can do with a command, a script can do with `hermes-tui run "/…"`.
+`interactive=True` (the TUI) makes /compress ask first: the result carries a `Confirmation` with
+the preview. Commands flagged `while_busy` (`runs_while_busy`) are the ones a front-end may run
+while a turn is running: /steer, /queue, /stop, /status and the other read-only or steering ones.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
+from hermes_tui.core import power_commands as power
+from hermes_tui.core.command_result import CommandResult, Confirmation
 from hermes_tui.core.messages import content_text
+from hermes_tui.core.session.branching import turn_message_index
 from hermes_tui.core.session.live import SessionError
 
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
-
-
-@dataclass
-class CommandResult:
-    output: str = ""
-    send: str | None = None  # run this text as a user turn next
-    prefill: str | None = None  # put this text back into the prompt input
-    quit: bool = False
-    show_help: bool = False
-    error: bool = False
-    screen: str = ""  # a screen for the TUI to open ("learning": Memory & Skills)
 
 
 Handler = Callable[["Agent", str], Awaitable[CommandResult]]
@@ -41,6 +37,7 @@ class Command:
     help: str
     handler: Handler
     aliases: tuple[str, ...] = ()
+    while_busy: bool = False  # the TUI runs it at once even while a turn runs (it never waits for the turn)
 
 
 async def _new(agent: Agent, args: str) -> CommandResult:
@@ -58,6 +55,17 @@ async def _resume(agent: Agent, args: str) -> CommandResult:
 
 
 async def _branch(agent: Agent, args: str) -> CommandResult:
+    form, _, rest = args.strip().partition(" ")
+    if form.lower() in ("at", "edit"):
+        number, _, name = rest.strip().partition(" ")
+        if not number.isdigit():
+            return CommandResult(
+                f"usage: /branch {form.lower()} N [name]  (N = a user turn, as /history numbers them)", error=True
+            )
+        edit = form.lower() == "edit"
+        index = turn_message_index(agent.messages, int(number), edit=edit)
+        result = await agent.branch_at(index, edit=edit, name=name.strip() or None)
+        return CommandResult(result.message, prefill=result.prefill)
     return CommandResult(await agent.branch(args.strip() or None))
 
 
@@ -80,8 +88,17 @@ async def _retry(agent: Agent, args: str) -> CommandResult:
     return CommandResult("↻ Retrying the last message", send=text)
 
 
-async def _compress(agent: Agent, args: str) -> CommandResult:
-    return CommandResult(await agent.compress(args))
+async def _compress(agent: Agent, args: str, *, interactive: bool = False) -> CommandResult:
+    if not interactive or args.strip().lower().startswith("preview"):
+        return CommandResult(await agent.compress(args))
+    preview = await agent.compression_preview(args)
+    if not preview.would_compress:
+        return CommandResult(f"Nothing to compress: {preview.reason}.")
+
+    async def apply() -> CommandResult:
+        return CommandResult(await agent.compress(args))
+
+    return CommandResult(preview.text(), confirm=Confirmation(preview, apply))
 
 
 async def _sessions(agent: Agent, args: str) -> CommandResult:
@@ -131,17 +148,40 @@ async def _quit(agent: Agent, args: str) -> CommandResult:
 COMMANDS: tuple[Command, ...] = (
     Command("new", "/new [title]", "start a fresh session (the old one ends)", _new, ("reset",)),
     Command("resume", "/resume [N|id|prefix|title]", "switch to an earlier session", _resume),
-    Command("branch", "/branch [name]", "copy this conversation into a new branch", _branch, ("fork",)),
+    Command(
+        "branch",
+        "/branch [name|at N|edit N]",
+        "copy this conversation into a new branch",
+        _branch,
+        ("fork",),
+    ),
     Command("title", "/title [name]", "show or set this session's title", _title),
     Command("sessions", "/sessions", "list recent sessions", _sessions),
     Command("history", "/history", "show this session's turns", _history),
     Command("undo", "/undo [N]", "remove the last N turns (text returns to the input)", _undo),
     Command("retry", "/retry", "re-send the last message", _retry),
-    Command("compress", "/compress [focus | here [N]]", "summarise earlier turns now", _compress),
-    Command("usage", "/usage", "token usage and context size", _usage),
     Command("memory", "/memory", "what the agent remembers (MEMORY.md, USER.md)", _memory),
     Command("skills", "/skills", "the skills the agent has saved", _skills),
-    Command("help", "/help", "commands and keys", _help),
+    Command("compress", "/compress [focus|here [N]|preview]", "summarise earlier turns now", _compress),
+    Command("usage", "/usage", "token usage and context size", _usage, while_busy=True),
+    Command("status", "/status", "session, model, context, queue and goal at a glance", power.status, while_busy=True),
+    Command(
+        "steer", "/steer TEXT", "guide the running agent: read after its next tool call", power.steer, while_busy=True
+    ),
+    Command("queue", "/queue [TEXT|clear|drop N|edit N]", "send TEXT when the turn ends", power.queue, while_busy=True),
+    Command("stop", "/stop", "stop the running turn after the current tool call", power.stop, while_busy=True),
+    Command("model", "/model [name]", "show or switch the model", power.model),
+    Command(
+        "goal",
+        "/goal [TEXT|pause|resume|clear]",
+        "work toward a standing goal",
+        power.goal,
+        while_busy=True,
+    ),
+    Command("save", "/save [FILE]", "export this session to .json, .md or .jsonl (0600)", power.save),
+    Command("insights", "/insights [days]", "usage over time from state.db", power.insights, while_busy=True),
+    Command("clear", "/clear", "clear the conversation pane (the session stays)", power.clear, while_busy=True),
+    Command("help", "/help", "commands and keys", _help, while_busy=True),
     Command("quit", "/quit", "leave hermes-tui", _quit, ("exit",)),
 )
 
@@ -161,14 +201,30 @@ def help_text() -> str:
     return "\n".join(lines)
 
 
-async def run_command(agent: Agent, text: str) -> CommandResult:
-    """Dispatch one slash command; a mistake comes back as an error result, never an exception."""
+def command_for(text: str) -> Command | None:
+    """The registry entry a "/name args" text calls (None for an unknown name)."""
+    name = text.strip()[1:].partition(" ")[0]
+    return _BY_NAME.get(name.lower())
+
+
+def runs_while_busy(text: str) -> bool:
+    """Whether a front-end may run this command while a turn is running (`Command.while_busy`)."""
+    command = command_for(text) if is_command(text) else None
+    return command is not None and command.while_busy
+
+
+async def run_command(agent: Agent, text: str, *, interactive: bool = False) -> CommandResult:
+    """Dispatch one slash command; a mistake comes back as an error result, never an exception.
+
+    `interactive=True` is the TUI: /compress then returns its preview to confirm instead of applying.
+    """
     name, _, args = text.strip()[1:].partition(" ")
     command = _BY_NAME.get(name.lower())
     if command is None:
         return CommandResult(f"Unknown command /{name} — /help lists the commands.", error=True)
+    handler = partial(_compress, interactive=True) if interactive and command.handler is _compress else command.handler
     try:
-        return await command.handler(agent, args)
+        return await handler(agent, args)
     except SessionError as exc:
         return CommandResult(str(exc), error=True)
 
@@ -212,8 +268,10 @@ def skills_text(agent: Agent) -> str:
 
 
 def history_text(messages: list[dict], preview: int = 400) -> str:
+    """The turns as lines; user messages are numbered (#N) as `/branch at N` and `/branch edit N` count them."""
     lines: list[str] = []
     hidden_tools = 0
+    turn = 0
     for message in messages:
         role = message.get("role")
         if role == "tool":
@@ -228,6 +286,10 @@ def history_text(messages: list[dict], preview: int = 400) -> str:
             continue
         if len(text) > preview:
             text = text[:preview] + "…"
+        if role == "user":
+            turn += 1
+            lines.append(f"#{turn} user: {text}")
+            continue
         lines.append(f"{role}: {text}")
     if hidden_tools:
         lines.append(f"  ({hidden_tools} tool messages hidden)")

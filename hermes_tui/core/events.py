@@ -67,6 +67,20 @@ class ToolCallFinished(Event):
 
 
 @dataclass(frozen=True)
+class ContextOutlook:
+    """Where the context is heading, for the gauge (computed by `core/session/outlook.py`)."""
+
+    turns_left: int | None = None  # turns before the threshold at the recent growth rate; None = unknown
+    growth_per_turn: int = 0  # tokens per turn lately (0 = not measured yet)
+    cache_hit_rate: float | None = None  # the last call's cache reads / prompt tokens; None = no call yet
+    session_input_tokens: int = 0  # prompt tokens billed so far (cached ones included)
+    session_output_tokens: int = 0
+    session_cost_usd: float | None = None  # None = unknown (a model without a price)
+    sizes: tuple[int, ...] = ()  # context size at the end of each turn, oldest first, across compressions
+    compressed_before: tuple[int, ...] = ()  # indices into `sizes` of turns that followed a compression
+
+
+@dataclass(frozen=True)
 class ContextBudget:
     """What the token gauge shows. `shown_tokens` is either reported or estimated."""
 
@@ -82,6 +96,7 @@ class ContextBudget:
     ineffective_compressions: int = 0
     window_is_default: bool = False
     compression_enabled: bool = True
+    outlook: ContextOutlook | None = None
 
 
 @dataclass(frozen=True)
@@ -177,6 +192,27 @@ class TurnFinished(Event):
     error: str = ""
     api_calls: int = 0
     exit_reason: str = ""
+
+
+@dataclass(frozen=True)
+class QueueChanged(Event):
+    """What waits for the agent: queued messages (sent one per turn), /steer guidance, a /stop request."""
+
+    queued: tuple[str, ...] = ()
+    steers: tuple[str, ...] = ()
+    stop_requested: bool = False
+
+
+@dataclass(frozen=True)
+class GoalChanged(Event):
+    """The live session's standing goal (/goal) changed: set, judged, paused, resumed, done or cleared."""
+
+    session_id: str
+    goal: str | None  # None: no goal
+    status: str = ""  # "active" | "paused" | "done" | "cleared"
+    turns_used: int = 0
+    max_turns: int = 0
+    reason: str = ""  # the judge's reason or why the loop paused
 
 
 EventSink = Callable[[Event], None]

@@ -1,6 +1,7 @@
 """`MainScreen`: the conversation, the prompt, and the side panel (sessions, context, review log).
 
-Layout: a status bar on top; "Conversation" (large, left) with the prompt under it; a right column
+Layout: a status bar on top; "Conversation" (large, left) with the prompt under it (and, under the
+prompt, a line with what waits for the running agent: queued messages, /steer, /stop); a right column
 with "Sessions" (lineage tree), "Context" (token gauge) and "Review log"; a Footer with the keys.
 The prompt has focus when the screen opens. Ctrl+B hides/shows the side panel (narrow terminals
 start with a slimmer column). Ctrl+P's command palette lists the slash commands here
@@ -28,6 +29,7 @@ from hermes_tui.screens.command_palette import SlashCommandProvider
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
+from hermes_tui.widgets.queue_line import QueueLine
 from hermes_tui.widgets.review_log import ReviewLog
 from hermes_tui.widgets.status_bar import StatusBar
 from hermes_tui.widgets.token_gauge import TokenGauge
@@ -72,6 +74,7 @@ class MainScreen(Screen[None]):
         self._conversation = ConversationView(id="conversation")
         self._conversation.border_title = "Conversation"
         self._prompt = PromptInput(id="prompt")
+        self._queue_line = QueueLine(id="queue-line")
         self._lineage = LineageTree(id="lineage", clock=epoch_clock or time.time)
         self._lineage.border_title = "Sessions"
         self._gauge = TokenGauge(id="gauge")
@@ -85,6 +88,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="conversation-column"):
                 yield self._conversation
                 yield self._prompt
+                yield self._queue_line
             with Vertical(id="side-panel"):
                 yield self._lineage
                 yield self._gauge
@@ -112,6 +116,10 @@ class MainScreen(Screen[None]):
     @property
     def prompt(self) -> PromptInput:
         return self._prompt
+
+    @property
+    def queue_line(self) -> QueueLine:
+        return self._queue_line
 
     @property
     def status_bar(self) -> StatusBar:

@@ -1,6 +1,7 @@
 """`SessionDB`: the one object the rest of hermes-tui uses to read and write Hermes's `state.db`.
 
-It is composed of small parts, one job each: sessions.py (session rows, state_meta),
+It is composed of small parts, one job each: sessions.py (session rows, state_meta), edges.py
+(the edge kind and branch point recorded for each child we create), insights.py (usage over time),
 messages.py (message rows, conversation restore, rewind), titles.py, lineage.py (tips,
 resolution, tree), listing.py (`list_sessions_rich`), search.py (FTS), locks.py (compression
 lock), views.py (message windows around an anchor), maintenance.py (prune/vacuum/FTS
@@ -14,7 +15,9 @@ from pathlib import Path
 from types import TracebackType
 
 from hermes_tui.store.connection import StoreConnections
+from hermes_tui.store.edges import EdgesMixin
 from hermes_tui.store.errors import AmbiguousSession, SessionNotFound, StoreError
+from hermes_tui.store.insights import InsightsMixin
 from hermes_tui.store.lineage import LineageMixin
 from hermes_tui.store.listing import ListingMixin
 from hermes_tui.store.locks import LocksMixin
@@ -28,7 +31,17 @@ from hermes_tui.store.views import ViewsMixin
 __all__ = ["SCHEMA_VERSION", "AmbiguousSession", "SessionDB", "SessionNotFound", "StoreError"]
 
 
-class SessionDB(MaintenanceMixin, LocksMixin, SearchMixin, ViewsMixin, ListingMixin, LineageMixin, MessagesMixin):
+class SessionDB(
+    MaintenanceMixin,
+    LocksMixin,
+    SearchMixin,
+    ViewsMixin,
+    ListingMixin,
+    LineageMixin,
+    MessagesMixin,
+    EdgesMixin,
+    InsightsMixin,
+):
     """Async access to one Hermes-compatible `state.db` (schema v14)."""
 
     sanitize_title = staticmethod(sanitize_title)

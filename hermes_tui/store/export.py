@@ -64,12 +64,15 @@ async def build_export(db: SessionDB, session_id: str, lineage: bool = False) ->
         if row is None:
             continue
         edge = "root"
+        recorded = await db.get_edge_record(sid)
+        if recorded is not None and not recorded.applies_to(row.get("parent_session_id")):
+            recorded = None
         if previous is not None:
-            edge = edge_kind(True, previous["end_reason"], previous["ended_at"], row["started_at"])
+            edge = edge_kind(True, previous["end_reason"], previous["ended_at"], row["started_at"], recorded)
         elif lineage is False and row.get("parent_session_id"):
             parent = await db.get_session(row["parent_session_id"])
             if parent is not None:
-                edge = edge_kind(True, parent["end_reason"], parent["ended_at"], row["started_at"])
+                edge = edge_kind(True, parent["end_reason"], parent["ended_at"], row["started_at"], recorded)
         rows = await db.get_messages(sid)
         skipped = 0
         if lineage and edge == EDGE_BRANCH:

@@ -14,6 +14,7 @@ from typing import Any
 from hermes_tui.store.base import escape_like
 from hermes_tui.store.codec import clipped_content_sql, not_summary_sql, preview_of
 from hermes_tui.store.connection import tuples
+from hermes_tui.store.edges import EdgeRecord, read_edge_record, read_edge_records
 from hermes_tui.store.errors import AmbiguousSession, SessionNotFound
 from hermes_tui.store.lineage_queries import ancestors, compression_tip, edge_kind
 from hermes_tui.store.models import EDGE_ROOT, LineageNode
@@ -183,30 +184,50 @@ class LineageMixin(TitlesMixin):
         return await self._conns.external_data_version()
 
 
-def _node(row: tuple[Any, ...], parent_end: tuple[Any, Any] | None) -> LineageNode:
-    """A tree node from a `_TREE_SQL` row and its parent's (end_reason, ended_at), None without a parent row."""
+def _node(row: tuple[Any, ...], parent_end: tuple[Any, Any] | None, record: EdgeRecord | None) -> LineageNode:
+    """A tree node from a `_TREE_SQL` row, its parent's (end_reason, ended_at) — None without a parent
+    row — and the child's recorded edge (store/edges.py), used when it names this parent."""
     sid, parent, title, source, model, started, ended, reason, count, _archived, newest, first_user = row
     # Types as the v14 columns give them: started_at REAL NOT NULL, the counter INTEGER.
+    if record is not None and not record.applies_to(parent):
+        record = None
     if parent_end is None:
-        parent, edge = None, EDGE_ROOT
+        parent, edge, record = None, EDGE_ROOT, None
     else:
-        edge = edge_kind(True, parent_end[0], parent_end[1], started)
+        edge = edge_kind(True, parent_end[0], parent_end[1], started, record)
     last_active = started if newest is None else newest
     preview = preview_of(first_user) if first_user else ""
     return LineageNode(
-        sid, parent, edge, title, source, model, started, ended, reason, count or 0, last_active, preview
+        sid,
+        parent,
+        edge,
+        title,
+        source,
+        model,
+        started,
+        ended,
+        reason,
+        count or 0,
+        last_active,
+        preview,
+        record.branch_point if record is not None else None,
     )
 
 
 def _tree_nodes(conn: sqlite3.Connection) -> tuple[list[LineageNode], frozenset[str]]:
-    """Every session's node ordered by (started_at, id), and the ids of archived sessions."""
+    """Every session's node ordered by (started_at, id), and the ids of archived sessions.
+
+    A child's edge is its recorded one (store/edges.py) when it has one, else derived.
+    """
     rows = tuples(conn, _TREE_SQL)
+    recorded = read_edge_records(conn)
     by_id = {row[0]: row for row in rows}
     rows.sort(key=itemgetter(5, 0))
     nodes: list[LineageNode] = []
     for row in rows:
         parent_row = by_id.get(row[1]) if row[1] is not None else None
-        nodes.append(_node(row, None if parent_row is None else (parent_row[7], parent_row[6])))
+        end = None if parent_row is None else (parent_row[7], parent_row[6])
+        nodes.append(_node(row, end, recorded.get(row[0])))
     return nodes, frozenset(row[0] for row in rows if row[9])
 
 
@@ -216,4 +237,4 @@ def _one_node(conn: sqlite3.Connection, session_id: str) -> LineageNode | None:
         return None
     parent = rows[0][1]
     parent_rows = tuples(conn, _PARENT_SQL, (parent,)) if parent is not None else []
-    return _node(rows[0], parent_rows[0] if parent_rows else None)
+    return _node(rows[0], parent_rows[0] if parent_rows else None, read_edge_record(conn, session_id))

@@ -1,10 +1,12 @@
 """Lineage walks shared by the store's parts: ancestors, compression ancestry and tips, edge kinds.
 
-A session's parent is `parent_session_id`. The kind of the edge is derived (reference §2.5, §3):
-a child that started at/after its parent ended is a *compression* continuation when the parent
-ended "compression" and a *branch* when it ended "branched"; any other child (delegates,
-subagents, children started while the parent ran) is "other". A session's compression *tip*
-follows, up to MAX_LINEAGE_DEPTH hops, the latest-started continuation at each step.
+A session's parent is `parent_session_id`. The kind of the edge is the one recorded when the child
+was made (`state_meta["edge:<id>"]`, store/edges.py), so resuming the parent never changes it. For
+a child without a record (one Hermes made) it is derived (reference §2.5, §3): a child that
+started at/after its parent ended is a *compression* continuation when the parent ended
+"compression" and a *branch* when it ended "branched"; any other child (delegates, subagents,
+children started while the parent ran) is "other". A session's compression *tip* follows, up to
+MAX_LINEAGE_DEPTH hops, the latest-started continuation at each step.
 
 Besides the async SQL walks, `SessionGraph` answers the same questions inside one read (on the
 reader's own thread) for the listing: `LazyGraph` reads the few sessions a page needs by id,
@@ -18,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hermes_tui.store.connection import StoreConnections
+from hermes_tui.store.edges import EdgeRecord, read_edge_record
 from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER, EDGE_ROOT
 from hermes_tui.store.schema import LINEAGE_INDEX
 
@@ -63,11 +66,20 @@ SELECT id FROM chain WHERE id IS NOT NULL ORDER BY depth
 
 
 def edge_kind(
-    parent_exists: bool, parent_end_reason: str | None, parent_ended_at: float | None, child_started_at: float
+    parent_exists: bool,
+    parent_end_reason: str | None,
+    parent_ended_at: float | None,
+    child_started_at: float,
+    recorded: EdgeRecord | None = None,
 ) -> str:
-    """The kind of edge between a child and its parent (see the module docstring)."""
+    """The kind of edge between a child and its parent: the recorded one, else derived (module docstring).
+
+    `recorded` must be the child's record for this parent (see `EdgeRecord.applies_to`).
+    """
     if not parent_exists:
         return EDGE_ROOT
+    if recorded is not None:
+        return recorded.kind
     after_end = parent_ended_at is not None and child_started_at >= parent_ended_at
     if after_end and parent_end_reason == "compression":
         return EDGE_COMPRESSION
@@ -167,6 +179,10 @@ class SessionGraph:
     def link(self, session_id: str) -> SessionLink | None:
         raise NotImplementedError
 
+    def recorded_edge(self, session_id: str) -> EdgeRecord | None:
+        """The edge recorded when `session_id` was made (store/edges.py), or None."""
+        raise NotImplementedError
+
     def compression_child(self, session_id: str) -> str | None:
         """The latest child that started at/after `session_id` ended with "compression"."""
         raise NotImplementedError
@@ -175,8 +191,9 @@ class SessionGraph:
 class LoadedGraph(SessionGraph):
     """Every session, in memory (the full listing)."""
 
-    def __init__(self, links: Iterable[SessionLink]) -> None:
+    def __init__(self, links: Iterable[SessionLink], edges: dict[str, EdgeRecord] | None = None) -> None:
         super().__init__()
+        self.edges = edges or {}
         self.links = {link.id: link for link in links}
         self._children: dict[str, list[SessionLink]] = {}
         for link in self.links.values():
@@ -185,6 +202,9 @@ class LoadedGraph(SessionGraph):
 
     def link(self, session_id: str) -> SessionLink | None:
         return self.links.get(session_id)
+
+    def recorded_edge(self, session_id: str) -> EdgeRecord | None:
+        return self.edges.get(session_id)
 
     def compression_child(self, session_id: str) -> str | None:
         parent = self.links.get(session_id)
@@ -202,6 +222,7 @@ class LazyGraph(SessionGraph):
         self._cursor = conn.cursor()
         self._cursor.row_factory = None
         self._links: dict[str, SessionLink | None] = {}
+        self._edges: dict[str, EdgeRecord | None] = {}
         self._children: dict[str, str | None] = {}
 
     def link(self, session_id: str) -> SessionLink | None:
@@ -209,6 +230,11 @@ class LazyGraph(SessionGraph):
             row = self._cursor.execute(_LINK_BY_ID_SQL, (session_id,)).fetchone()
             self._links[session_id] = SessionLink.from_row(row) if row else None
         return self._links[session_id]
+
+    def recorded_edge(self, session_id: str) -> EdgeRecord | None:
+        if session_id not in self._edges:
+            self._edges[session_id] = read_edge_record(self._cursor, session_id)
+        return self._edges[session_id]
 
     def compression_child(self, session_id: str) -> str | None:
         if session_id not in self._children:
@@ -227,7 +253,10 @@ def edge_of(graph: SessionGraph, session_id: str) -> str:
     parent = graph.link(link.parent_id) if link is not None and link.parent_id else None
     if link is None or parent is None:
         return EDGE_ROOT
-    return edge_kind(True, parent.end_reason, parent.ended_at, link.started_at)
+    recorded = graph.recorded_edge(session_id)
+    if recorded is not None and not recorded.applies_to(parent.id):
+        recorded = None
+    return edge_kind(True, parent.end_reason, parent.ended_at, link.started_at, recorded)
 
 
 def tip_of(graph: SessionGraph, session_id: str) -> str:

@@ -31,6 +31,7 @@ from typing import Any
 from hermes_tui.store.base import StoreBase
 from hermes_tui.store.codec import clipped_content_sql, not_summary_sql, preview_of
 from hermes_tui.store.connection import placeholders
+from hermes_tui.store.edges import read_edge_records
 from hermes_tui.store.lineage_queries import (
     LINK_COLUMNS,
     LazyGraph,
@@ -264,7 +265,7 @@ def _read_everything(conn: sqlite3.Connection, shown: _Filter, by_activity: bool
     cursor = conn.cursor()
     cursor.row_factory = None
     rows = cursor.execute(_ALL_SQL).fetchall()
-    graph = LoadedGraph(SessionLink.from_row(row) for row in rows)
+    graph = LoadedGraph((SessionLink.from_row(row) for row in rows), read_edge_records(conn))
     newest = {row[0]: row[7] for row in rows}
     entries: list[_Entry] = []
     for session_id, link in graph.links.items():

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Edge kinds between a session and its parent, derived from the parent's end_reason and the
-# timestamps (reference §2.5, §3): a compression continuation starts after its parent ended
-# with "compression"; a branch child starts after its parent ended "branched"; anything else
-# with a parent (delegate/subagent/review forks, orphans) is "other".
+# Edge kinds between a session and its parent. Sessions we create record theirs when they are
+# made (compression, branch or review; store/edges.py). For sessions without a record (the ones
+# Hermes made) the kind is derived from the parent's end_reason and the timestamps (reference
+# §2.5, §3): a compression continuation starts after its parent ended with "compression"; a
+# branch child starts after its parent ended "branched"; anything else with a parent
+# (delegate/subagent forks, orphans) is "other".
 EDGE_ROOT = "root"
 EDGE_COMPRESSION = "compression"
 EDGE_BRANCH = "branch"
+EDGE_REVIEW = "review"
 EDGE_OTHER = "other"
 # Not a session: a background self-review run, shown as a leaf under the session it reviewed.
 EDGE_REVIEW = "review"
@@ -46,7 +49,7 @@ class LineageNode:
 
     id: str
     parent_id: str | None
-    edge: str  # EDGE_ROOT | EDGE_COMPRESSION | EDGE_BRANCH | EDGE_OTHER
+    edge: str  # EDGE_ROOT | EDGE_COMPRESSION | EDGE_BRANCH | EDGE_REVIEW | EDGE_OTHER
     title: str | None
     source: str
     model: str | None
@@ -56,6 +59,7 @@ class LineageNode:
     message_count: int
     last_active: float
     preview: str = ""
+    branch_point: int | None = None  # the parent's messages.id this child was made after (recorded edges)
 
 
 # How a compression handoff message starts, in the current and legacy Hermes forms. Hermes-written

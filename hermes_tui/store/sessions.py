@@ -15,6 +15,7 @@ from typing import Any
 
 from hermes_tui.store.base import StoreBase, escape_like, row_dict
 from hermes_tui.store.connection import fetch_in
+from hermes_tui.store.edges import EdgeRecord, write_edge_record
 from hermes_tui.store.titles import sanitize_title, title_conflict_message
 
 ORPHAN_MAX_AGE_S = 7 * 24 * 3600
@@ -42,10 +43,13 @@ class SessionsMixin(StoreBase):
         parent_session_id: str | None = None,
         cwd: str | None = None,
         title: str | None = None,
+        edge: EdgeRecord | None = None,
     ) -> str:
         """Create the row if it does not exist yet (idempotent); returns `session_id`.
 
-        Raises ValueError for an empty id, an unknown parent, or a title another session uses.
+        `edge` records how a child was made (`state_meta["edge:<id>"]`, store/edges.py), written
+        in the same transaction as the row. Raises ValueError for an empty id, an unknown parent,
+        or a title another session uses.
         """
         if not session_id:
             raise ValueError("a session id is required")
@@ -61,7 +65,7 @@ class SessionsMixin(StoreBase):
                 taken = fetch_in(conn, "SELECT id FROM sessions WHERE title = ? AND id != ?", (clean_title, session_id))
                 if taken:
                     raise ValueError(title_conflict_message(clean_title, taken[0]["id"]))
-            conn.execute(
+            cursor = conn.execute(
                 "INSERT OR IGNORE INTO sessions (id, source, model, model_config, system_prompt,"
                 " parent_session_id, started_at, cwd, title) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -76,6 +80,8 @@ class SessionsMixin(StoreBase):
                     clean_title,
                 ),
             )
+            if edge is not None and cursor.rowcount > 0:
+                write_edge_record(conn, session_id, edge)
             return session_id
 
         return await self._conns.write(work)

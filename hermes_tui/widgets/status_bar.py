@@ -1,4 +1,5 @@
-"""`StatusBar`: the one-line bar with provider:model (and a DEMO badge), the session and turn state.
+"""`StatusBar`: the one-line bar with provider:model (and a DEMO badge), the session, the standing
+goal (when there is one) and the turn state.
 
 The offline demo provider is always labelled: the badge shows whenever `is_demo` is set (which
 `set_provider("demo", …)` does). The turn state is a short phrase — "idle", "streaming",
@@ -25,6 +26,7 @@ STATE_ICONS = {
     "compressing": "🗜",
     "interrupting": "⏹",
     "interrupted": "⏹",
+    "stopped": "⏹",
 }
 KNOWN_STATES = tuple(STATE_ICONS)
 SESSION_TITLE_WIDTH = 40
@@ -37,12 +39,15 @@ class StatusBar(Horizontal):
     is_demo: reactive[bool] = reactive(False)
     session_id: reactive[str] = reactive("")
     session_title: reactive[str] = reactive("")
+    session_preview: reactive[str] = reactive("")  # the first user message, named when there is no title
     state: reactive[str] = reactive("idle")
+    goal: reactive[str] = reactive("")  # "" = no goal; else e.g. "⚑ 3/20" (set by the app from GoalChanged)
 
     def compose(self) -> ComposeResult:
         yield Label("", id="status-provider", markup=False)
         yield Label(" DEMO ", id="status-demo", markup=False)
         yield Label("", id="status-session", markup=False)
+        yield Label("", id="status-goal", markup=False)
         yield Label("", id="status-state", markup=False)
 
     # ------------------------------------------------------------------ setters for the app
@@ -52,9 +57,11 @@ class StatusBar(Horizontal):
         self.provider_label = f"{provider}:{model}" if model else provider
         self.is_demo = provider == DEMO_PROVIDER
 
-    def set_session(self, session_id: str, title: str | None = None) -> None:
+    def set_session(self, session_id: str, title: str | None = None, preview: str = "") -> None:
+        """Name the live session: its title, else (as the Sessions tree does) its first user message."""
         self.session_id = session_id
         self.session_title = title or ""
+        self.session_preview = preview
 
     @property
     def session(self) -> str:
@@ -71,7 +78,8 @@ class StatusBar(Horizontal):
     def session_label(self) -> str:
         if not self.session_id:
             return "new session"
-        title = cut(self.session_title, SESSION_TITLE_WIDTH) if self.session_title else "untitled"
+        name = self.session_title or self.session_preview
+        title = cut(name, SESSION_TITLE_WIDTH) if name else "untitled"
         return f"{title} · {short_session_id(self.session_id)}"
 
     @property
@@ -99,7 +107,13 @@ class StatusBar(Horizontal):
     def watch_session_title(self) -> None:
         self._refresh_labels()
 
+    def watch_session_preview(self) -> None:
+        self._refresh_labels()
+
     def watch_state(self) -> None:
+        self._refresh_labels()
+
+    def watch_goal(self) -> None:
         self._refresh_labels()
 
     def _refresh_labels(self) -> None:
@@ -108,6 +122,9 @@ class StatusBar(Horizontal):
         self.query_one("#status-provider", Label).update(visible(self.provider_label) or "no provider")
         self.query_one("#status-demo", Label).display = self.is_demo
         self.query_one("#status-session", Label).update(visible(self.session_label))
+        goal = self.query_one("#status-goal", Label)
+        goal.update(visible(self.goal))
+        goal.display = bool(self.goal)
         state = self.query_one("#status-state", Label)
         state.update(visible(self.state_label))  # "running <tool name the model chose>"
         for known in KNOWN_STATES:

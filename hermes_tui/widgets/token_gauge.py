@@ -5,6 +5,12 @@ below 80 % of the threshold, yellow up to the threshold, red above), then text l
 "used 41.2K / threshold 64.0K / window 128K (32%)" ("~" and "(estimate)" when the count is an
 estimate), cache read/write, "🗜 N" compressions, and notices when automatic compression is paused
 (two ineffective compressions in a row) or disabled, or when the window is a default guess.
+
+The look ahead (`ContextBudget.outlook`, computed in the core): turns left before the threshold at
+the recent growth rate, the last call's cache hit rate, the session's tokens and cost ("cost
+unknown" for a model without a price), and a sparkline of the context size at the end of each
+turn — across compressions, the turn after one drawn in the compression colour — scaled to the
+threshold, so a full block means "at the threshold".
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from hermes_tui.core.events import ContextBudget
+from hermes_tui.core.events import ContextBudget, ContextOutlook
 from hermes_tui.widgets.formatting import format_tokens
 
 BAR_FILLED = "█"
@@ -25,6 +31,7 @@ BAR_EMPTY = "░"
 THRESHOLD_MARK = "│"
 WARN_FRACTION = 0.8  # of the threshold: where the bar turns from green to yellow
 PAUSED_AFTER_INEFFECTIVE = 2
+SPARK = "▁▂▃▄▅▆▇█"
 
 
 def band(budget: ContextBudget) -> str:
@@ -92,6 +99,38 @@ def detail_lines(budget: ContextBudget) -> list[tuple[str, str]]:
     return lines
 
 
+def outlook_lines(outlook: ContextOutlook) -> list[str]:
+    """The look-ahead lines: turns left, cache hits, the session's tokens and cost."""
+    if outlook.turns_left is None:
+        ahead = "turns left: — (growth not measured yet)"
+    elif outlook.turns_left == 0:
+        ahead = "at the threshold: compression is next"
+    else:
+        noun = "turn" if outlook.turns_left == 1 else "turns"
+        ahead = f"≈{outlook.turns_left} {noun} to threshold (+{format_tokens(outlook.growth_per_turn)}/turn)"
+    lines = [ahead]
+    if outlook.cache_hit_rate is not None:
+        lines.append(f"cache hit {outlook.cache_hit_rate:.0%} (last call)")
+    cost = "cost unknown" if outlook.session_cost_usd is None else f"${outlook.session_cost_usd:,.4f}"
+    lines.append(
+        f"session {format_tokens(outlook.session_input_tokens)} in · "
+        f"{format_tokens(outlook.session_output_tokens)} out · {cost}"
+    )
+    return lines
+
+
+def spark_cells(outlook: ContextOutlook, top: int, width: int) -> list[tuple[str, bool]]:
+    """(block, follows a compression) for the newest `width` turns, scaled so a full block is `top`."""
+    sizes = outlook.sizes[-width:] if width > 0 else ()
+    offset = len(outlook.sizes) - len(sizes)
+    marked = {index - offset for index in outlook.compressed_before}
+    peak = max(top, max(sizes, default=0), 1)
+    return [
+        (SPARK[min(len(SPARK) - 1, round(size / peak * (len(SPARK) - 1)))], index in marked)
+        for index, size in enumerate(sizes)
+    ]
+
+
 class TokenGauge(Widget):
     """The context budget as a bar with the compression threshold marked on it."""
 
@@ -103,6 +142,8 @@ class TokenGauge(Widget):
         "token-gauge--threshold",
         "token-gauge--dim",
         "token-gauge--notice",
+        "token-gauge--spark",
+        "token-gauge--compressed",
     }
 
     budget: reactive[ContextBudget | None] = reactive(None, layout=True)
@@ -142,4 +183,16 @@ class TokenGauge(Widget):
         lines: list[RenderableType] = [self.bar_text(budget, width)]
         lines.append(Text(usage_line(budget)))
         lines.extend(Text(text, self._style(component)) for text, component in detail_lines(budget))
+        if budget.outlook is not None:
+            lines.extend(Text(text, self._style("token-gauge--dim")) for text in outlook_lines(budget.outlook))
+            if budget.outlook.sizes:
+                lines.append(self.spark_text(budget.outlook, budget.threshold_tokens, width))
         return Group(*lines)
+
+    def spark_text(self, outlook: ContextOutlook, top: int, width: int) -> Text:
+        """Context size per turn, newest on the right; the turn after a compression in its own colour."""
+        spark = Text(no_wrap=True, overflow="crop")
+        normal, compressed = self._style("token-gauge--spark"), self._style("token-gauge--compressed")
+        for block, after_compression in spark_cells(outlook, top, width):
+            spark.append(block, compressed if after_compression else normal)
+        return spark

@@ -181,9 +181,12 @@ async def test_shell_command_asks_for_approval_in_a_modal(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
 async def test_compression_updates_gauge_tree_and_review_log_live(tmp_path: Path, size: tuple[int, int]) -> None:
+    # Answers with real content: summarising them makes the context smaller (a compression that would
+    # not is refused — the no-op rule).
+    detail = " The step reads the config, checks the token, and writes the session." * 30
     with FakeLLMServer() as srv:
         for index in range(6):
-            srv.enqueue(Reply(text=f"answer {index}", usage=(2_000, 10, 0, 0)))
+            srv.enqueue(Reply(text=f"answer {index}.{detail}", usage=(2_000, 10, 0, 0)))
         srv.enqueue(
             Reply(tool_calls=[("c1", "read_file", '{"path": "README.md"}')], usage=(70_000, 10, 0, 0)),
             Reply(text=SUMMARY),

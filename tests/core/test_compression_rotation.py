@@ -34,9 +34,14 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
+# Each answer carries real content (~500 tokens), so summarising the middle of a few turns makes the
+# context smaller: a compression that would not is refused (the no-op rule, tests/core/test_compress_preview.py).
+DETAIL = " The step reads the config, checks the token, and writes the session." * 30
+
+
 async def _seed_turns(agent, server: FakeLLMServer, count: int, prompt_tokens: int = 1_000) -> None:
     for index in range(count):
-        server.enqueue(Reply(text=f"Answer number {index} with some detail.", usage=(prompt_tokens, 20, 0, 0)))
+        server.enqueue(Reply(text=f"Answer number {index} with some detail.{DETAIL}", usage=(prompt_tokens, 20, 0, 0)))
         result = await agent.run_conversation(f"Question {index}: tell me about step {index}")
         assert result.completed
 
@@ -193,7 +198,7 @@ async def test_abort_on_summary_failure_keeps_everything(tmp_path: Path, server:
     session, count = agent.session_id, len(agent.messages)
     server.enqueue(Fail(500, "summary model down"))
     outcome = await run_command(agent, "/compress")
-    assert "did not change anything" in outcome.output
+    assert "Compression not applied" in outcome.output and "Nothing changed" in outcome.output
     assert agent.session_id == session and len(agent.messages) == count
     assert any("Compression aborted" in w.text for w in log.of(ev.Warning))
     await db.close()

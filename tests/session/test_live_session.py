@@ -10,6 +10,8 @@ from hermes_tui.core import events as ev
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.session.live import LiveSession, SessionError
 from hermes_tui.store.db import SessionDB
+from hermes_tui.store.edges import EdgeRecord
+from hermes_tui.store.models import EDGE_BRANCH
 from tests.core.helpers import EventLog
 
 
@@ -68,6 +70,8 @@ async def test_start_child_ends_the_parent_and_writes_the_child_through_the_curs
     await session.flush()
     parent = session.id
     child = await session.start_child(
+        edge=EDGE_BRANCH,
+        branch_point=history[-1]["_db_id"],
         end_reason="branched",
         reason="branch",
         title="b #2",
@@ -76,6 +80,7 @@ async def test_start_child_ends_the_parent_and_writes_the_child_through_the_curs
         announce_history=True,
     )
     assert (await db.get_session(parent))["end_reason"] == "branched"
+    assert await db.get_edge_record(child) == EdgeRecord(EDGE_BRANCH, parent, history[-1]["_db_id"])
     row = await db.get_session(child)
     assert (row["parent_session_id"], row["title"], row["system_prompt"]) == (parent, "b #2", "CHILD")
     assert [r["content"] for r in await db.get_messages(child)] == ["q", "a"]

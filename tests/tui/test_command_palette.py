@@ -55,5 +55,5 @@ async def test_searching_finds_aliases_and_says_what_they_stand_for() -> None:
         assert hits[0].help == "same as /branch: copy this conversation into a new branch"
         compress = await searched(provider, "comp")
         assert compress[0].text == "/compress"
-        assert "[focus | here [N]]" in str(compress[0].match_display)  # the arguments, shown as plain text
+        assert "[focus|here [N]|preview]" in str(compress[0].match_display)  # the arguments, shown as plain text
         assert await searched(provider, "zzzz") == []

@@ -102,7 +102,7 @@ async def test_at_80_by_24_every_pane_is_still_on_screen() -> None:
 
 async def test_f1_opens_help_and_escape_closes_it() -> None:
     app = MainHost()
-    async with app.run_test(size=(100, 40)) as pilot:
+    async with app.run_test(size=(100, 60)) as pilot:  # tall enough for every command and the first keys
         await pilot.pause()
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")

@@ -176,6 +176,17 @@ class ContextCompressor:
         self._cooldown_reason = ""
         self.last_outcome = CompressOutcome([], changed=False)
 
+    def discard_last_compression(self, previous_summary: str | None) -> None:
+        """The caller did not apply the last compression (it saved nothing): it does not count, and
+        the iterative summary goes back to `previous_summary`. The ineffective count stays, so the
+        automatic trigger still pauses after two such attempts."""
+        self.compression_count = max(0, self.compression_count - 1)
+        self.previous_summary = previous_summary
+
+    def note_ineffective_attempt(self) -> None:
+        """An automatic compression was skipped because it could not save anything (counts toward the pause)."""
+        self.ineffective_compression_count += 1
+
     # ------------------------------------------------------------------ usage and triggers
 
     def update_from_response(self, usage: Mapping[str, Any] | Any) -> None:

@@ -120,6 +120,15 @@ class ProviderChain:
             self._rekey(self.primary)
         return moved
 
+    def replace_primary(self, provider: Provider, window: int, window_known: bool) -> None:
+        """/model: the primary route talks to `provider`'s model from now on (and is active again)."""
+        self._index = 0
+        route = self.primary
+        route.provider = provider
+        route.choice = replace(route.choice, model=provider.model)
+        route.window = window
+        route.window_known = window_known
+
     def can_rotate(self) -> bool:
         pool = self.active.pool
         return pool is not None and pool.can_rotate()

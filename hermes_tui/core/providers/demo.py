@@ -32,6 +32,7 @@ from hermes_tui.core.providers.base import (
     StreamUsage,
     Usage,
 )
+from hermes_tui.core.providers.demo_judge import demo_verdict, is_judge_prompt
 from hermes_tui.core.providers.demo_summary import build_demo_summary, is_summary_prompt
 
 DELAY_ENV = "HERMES_TUI_DEMO_DELAY"
@@ -227,6 +228,8 @@ def plan_reply(request: ChatRequest) -> _Plan:
     user_index, text = _latest_user(messages)
     if is_summary_prompt(text):
         return _Plan(text=build_demo_summary(text))
+    if is_judge_prompt(text):
+        return _Plan(text=demo_verdict(text))
     if any(m.get("role") == "tool" for m in messages[user_index + 1 :]):
         return _Plan(text=_answer_from_results(_tool_context(messages, user_index)))
     plan = _Plan()

@@ -1,7 +1,10 @@
 """The compression orchestrator: compress, then continue in a child session (reference §5).
 
 `CompressionOrchestrator.compress` takes the compression lock on the live session, runs the
-compressor, and — unless the compressor aborted or changed nothing — re-injects the active todo
+compressor, and — unless the compressor aborted or changed nothing, or the result would not be
+smaller than the context it replaces (the no-op rule, `compression_check`: checked before the
+summary call with the shortest possible summary and after it with the real one; nothing rotates
+and the caller is told why) — re-injects the active todo
 list, rebuilds the system prompt (re-reading memory from disk), and asks the live session to start
 its child (`LiveSession.start_child`: the old session ends "compression", the child gets the
 parent id, the lineage title "#N", the new prompt and the compressed list). It records what
@@ -30,9 +33,17 @@ from hermes_tui.core.context.offload import off_loop
 from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory import MemoryHooks
-from hermes_tui.core.messages import Message, content_text
-from hermes_tui.core.session.live import LiveSession
+from hermes_tui.core.messages import Message
+from hermes_tui.core.session.compression_check import (
+    CompressionPreview,
+    join_tail,
+    no_gain,
+    no_gain_reason,
+    preview_compression,
+)
+from hermes_tui.core.session.live import LiveSession, last_stored_id
 from hermes_tui.core.session.meter import ContextMeter
+from hermes_tui.store.models import EDGE_COMPRESSION
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
@@ -55,15 +66,6 @@ class CompressionResult:
     fallback_used: bool = False
     error: str = ""
     session_id: str = ""  # the session the conversation continues in
-
-
-def join_tail(head: list[Message], tail: list[Message]) -> list[Message]:
-    """Append a verbatim tail so no two adjacent messages share the user role."""
-    if head and tail and head[-1].get("role") == "user" and tail[0].get("role") == "user":
-        merged = dict(head[-1])
-        merged["content"] = content_text(head[-1].get("content")) + "\n\n" + content_text(tail[0].get("content"))
-        return [*head[:-1], merged, *tail[1:]]
-    return [*head, *tail]
 
 
 class CompressionOrchestrator:
@@ -147,6 +149,9 @@ class CompressionOrchestrator:
         old_id = self._session.id
         tail = keep_tail or []
         tokens_before = approx_tokens or self._meter.estimate(messages)
+        check = self.preview(messages, tail, focus_topic=focus_topic)
+        if check.summarised_count and not check.would_compress:  # (no middle at all: the compressor says so)
+            return self._not_applied(messages, tail, check.reason, reason, tokens_before, old_id)
         self._events.status(COMPACTING_STATUS)
         self._events.emit(ev.CompressionStarted(old_id, reason, tokens_before, len(messages)))
 
@@ -173,6 +178,7 @@ class CompressionOrchestrator:
             return unchanged("locked", aborted=False)
         try:
             notes = self._hooks.on_pre_compress(messages)
+            previous_summary = self._compressor.previous_summary
             try:
                 outcome = await self._compressor.run(
                     messages, current_tokens=approx_tokens, focus_topic=focus_topic, force=force, memory_notes=notes
@@ -192,6 +198,13 @@ class CompressionOrchestrator:
             if not outcome.changed:
                 self._events.review("compression", "Nothing to compress — the conversation is too short")
                 return unchanged("nothing to compress", aborted=False)
+            before = self._meter.estimate_uncached([*messages, *tail])
+            after = self._meter.estimate_uncached(self._result_list(outcome, tail))
+            if no_gain(before, after):
+                self._compressor.discard_last_compression(previous_summary)
+                why = no_gain_reason(before, after, estimated=False)
+                self._say_not_applied(why, reason)
+                return unchanged(why, aborted=False)
             return await self._rotate(messages, tail, outcome, reason, tokens_before, focus_topic)
         finally:
             await self._release_lock(old_id, holder)
@@ -210,16 +223,14 @@ class CompressionOrchestrator:
                 f"⚠ Compression summary failed: {outcome.error}. Inserted a fallback context marker.",
                 once_key=f"summary:{outcome.error}",
             )
-        compressed = list(outcome.messages)
-        todo_text = self._session.todo.format_for_reinjection()
-        if todo_text:
-            compressed.append({"role": "user", "content": todo_text})
-        compressed = join_tail(compressed, tail)
+        compressed = self._result_list(outcome, tail)
 
         old_id = self._session.id
         title = await self._child_title(old_id)
         self._hooks.on_session_end(messages)
         new_id = await self._session.start_child(
+            edge=EDGE_COMPRESSION,
+            branch_point=last_stored_id(messages),
             end_reason="compression",
             reason="compression",
             title=title,
@@ -250,12 +261,7 @@ class CompressionOrchestrator:
                 f"⚠️ Session compressed {count} times — accuracy may degrade. Consider /new to start fresh.",
                 once_key=f"count:{count}",
             )
-        if self._compressor.ineffective_compression_count >= 2:
-            self._events.warn(
-                "Automatic compression paused: the last two compressions saved less than 10 %. "
-                "Use /new to start fresh or /compress <topic> to focus the summary.",
-                once_key=f"thrash:{new_id}",
-            )
+        self._warn_if_paused(new_id)
         self._finished(
             result.messages_before,
             len(result.messages),
@@ -268,6 +274,67 @@ class CompressionOrchestrator:
         )
         self._meter.publish()
         return result
+
+    def _todo_messages(self) -> list[Message]:
+        todo_text = self._session.todo.format_for_reinjection()
+        return [{"role": "user", "content": todo_text}] if todo_text else []
+
+    def _result_list(self, outcome: CompressOutcome, tail: list[Message]) -> list[Message]:
+        """The list the child starts with: the compressed messages, the todo re-injection, the kept tail."""
+        return join_tail([*outcome.messages, *self._todo_messages()], tail)
+
+    def preview(
+        self,
+        messages: list[Message],
+        keep_tail: list[Message] | None = None,
+        *,
+        focus_topic: str | None = None,
+        keep_exchanges: int | None = None,
+    ) -> CompressionPreview:
+        """What compressing `messages` (+ `keep_tail` kept verbatim) would do, without doing it."""
+        return preview_compression(
+            self._compressor,
+            messages,
+            keep_tail or [],
+            estimate=self._meter.estimate_uncached,
+            extra=self._todo_messages(),
+            focus_topic=focus_topic,
+            keep_exchanges=keep_exchanges,
+        )
+
+    def _warn_if_paused(self, session_id: str) -> None:
+        if self._compressor.ineffective_compression_count >= 2:
+            self._events.warn(
+                "Automatic compression paused: the last two compressions saved less than 10 %. "
+                "Use /new to start fresh or /compress <topic> to focus the summary.",
+                once_key=f"thrash:{session_id}",
+            )
+
+    def _say_not_applied(self, why: str, reason: str) -> None:
+        self._events.review("compression", f"Compression not applied: {why}")
+        if reason != "manual":
+            self._events.warn(
+                f"Compression not applied: {why}; the conversation continues in this session.",
+                once_key=f"no-gain:{self._session.id}",
+            )
+        self._warn_if_paused(self._session.id)
+
+    def _not_applied(
+        self, messages: list[Message], tail: list[Message], why: str, reason: str, tokens_before: int, session_id: str
+    ) -> CompressionResult:
+        """Nothing was tried: even the shortest summary would not make the context smaller."""
+        if reason != "manual":
+            self._compressor.note_ineffective_attempt()  # the automatic trigger pauses after two
+        self._say_not_applied(why, reason)
+        return CompressionResult(
+            [*messages, *tail] if tail else messages,
+            rotated=False,
+            skipped=why,
+            tokens_before=tokens_before,
+            tokens_after=tokens_before,
+            messages_before=len(messages) + len(tail),
+            session_id=session_id,
+        )
 
     async def _child_title(self, old_id: str) -> str | None:
         """The lineage title for the continuation ("auth refactor #2"), when the parent has a title."""

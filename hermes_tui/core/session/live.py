@@ -14,7 +14,8 @@ events the UI updates from, together:
     start_fresh()     /new: the old session ends, an empty one begins    -> SessionRotated, HistoryReplaced
     switch_to()       /resume: a stored session and its history          -> SessionRotated, HistoryReplaced
     start_child()     compression and /branch: end the parent with a reason, create the child with its
-                      title, prompt and the messages it starts with      -> SessionRotated (+ HistoryReplaced)
+                      title, prompt, the messages it starts with and its recorded edge (kind and
+                      branch point, store/edges.py)                      -> SessionRotated (+ HistoryReplaced)
     set_title()       /title                                             -> TitleChanged
     rewind(index)     /undo: drop the messages from `index` on           -> HistoryReplaced
     end(reason)       closing
@@ -39,6 +40,7 @@ from hermes_tui.core.messages import Message
 from hermes_tui.core.providers.base import Usage
 from hermes_tui.core.session.persistence import FlushCursor
 from hermes_tui.core.todo import TodoStore
+from hermes_tui.store.edges import EdgeRecord
 from hermes_tui.store.ids import new_session_id
 from hermes_tui.store.models import EDGE_ROOT, LineageNode
 
@@ -50,6 +52,15 @@ UNSAVED_PREVIEW = "new session (saved with the first message)"
 
 class SessionError(Exception):
     """A session move that cannot be done as asked; the message is one clear line."""
+
+
+def last_stored_id(messages: list[Message]) -> int | None:
+    """The state.db row id of the newest stored message in `messages` (None when none is stored)."""
+    for message in reversed(messages):
+        row_id = message.get("_db_id")
+        if isinstance(row_id, int) and not isinstance(row_id, bool):
+            return row_id
+    return None
 
 
 @dataclass
@@ -90,6 +101,7 @@ class LiveSession:
         self._clock = clock
         self._id = session_id or new_session_id()
         self._parent_id: str | None = None
+        self._edge: EdgeRecord | None = None  # written with the row when the split could not create it
         self._title: str | None = None
         self._row_created = False
         self._cursor = FlushCursor()
@@ -172,7 +184,7 @@ class LiveSession:
         """
         if self._row_created or self._db is None:
             return self._row_created
-        fields: dict[str, Any] = {"title": self._title, "parent_session_id": self._parent_id}
+        fields: dict[str, Any] = {"title": self._title, "parent_session_id": self._parent_id, "edge": self._edge}
         while True:
             try:
                 await self._db.create_session(self._id, self._source, model=self._model(), cwd=str(self._cwd), **fields)
@@ -188,11 +200,13 @@ class LiveSession:
                     self._events.emit(ev.TitleChanged(self._id, None))
                 else:
                     self._parent_id = None
+                    fields["edge"] = self._edge = None
                 continue
             except Exception as exc:
                 self._events.warn(f"could not create the session row: {exc}")
                 return False
             self._row_created = True
+            self._edge = None
             return True
 
     async def _write(self, work: Callable[[SessionDB], Awaitable[None]]) -> None:
@@ -259,8 +273,8 @@ class LiveSession:
         if self._cursor.flushed > len(messages):
             self._cursor.reset(len(messages))
 
-    async def record_usage(self, usage: Usage) -> None:
-        """Add one API call's token counts to the session row."""
+    async def record_usage(self, usage: Usage, *, cost_usd: float | None = None) -> None:
+        """Add one API call's token counts (and its estimated cost, when known) to the session row."""
         if self._db is None:
             return
         await self.ensure_row()
@@ -274,6 +288,9 @@ class LiveSession:
                 reasoning_tokens=usage.reasoning_tokens,
                 api_call_count=1,
                 model=self._model(),
+                estimated_cost_usd=cost_usd,
+                cost_status="estimated" if cost_usd is not None else None,
+                cost_source="hermes-tui price table" if cost_usd is not None else None,
             )
         except Exception as exc:
             self._events.warn(f"could not save token counts: {exc}")
@@ -323,6 +340,7 @@ class LiveSession:
             await self._db.end_session(old, end_reason)
         self._id = new_session_id()
         self._parent_id = None
+        self._edge = None
         self._title = title
         self._row_created = False
         self._messages = []
@@ -344,6 +362,7 @@ class LiveSession:
         await db.reopen_session(target)
         self._id = target
         self._parent_id = row.get("parent_session_id")
+        self._edge = None
         self._title = row.get("title")
         self._row_created = True
         self._messages = history
@@ -357,24 +376,29 @@ class LiveSession:
     async def start_child(
         self,
         *,
+        edge: str,
         end_reason: str,
         reason: str,
         title: str | None,
         system_prompt: str,
         messages: list[Message],
         announce_history: bool,
+        branch_point: int | None = None,
     ) -> str:
         """End this session with `end_reason` and continue in a new child session (Hermes's rule, §3).
 
         The child keeps the parent's source, model and model_config, gets `title` and
-        `system_prompt`, and starts with `messages` (copied), written at once. Ending the parent
-        first means the child starts after the parent ended, which is how lineage queries tell a
-        continuation or a branch from a delegate child. If the database refuses the split, the
-        child's row is created lazily with the next write (parent id included) and a warning says so.
-        Returns the child's id.
+        `system_prompt`, and starts with `messages` (copied), written at once. `edge` (compression,
+        branch or review) and `branch_point` (the parent's messages.id the child was made after)
+        are recorded with the child's row (`state_meta["edge:<id>"]`), so the tree shows the edge
+        kind even after the parent is resumed. Ending the parent first also keeps Hermes's own
+        derivation right (the child starts after the parent ended). If the database refuses the
+        split, the child's row (and its edge record) is created lazily with the next write and a
+        warning says so. Returns the child's id.
         """
         old = self._id
         new_id = new_session_id()
+        record = EdgeRecord(edge, old, branch_point)
         created = False
         if self._db is not None:
             try:
@@ -389,12 +413,14 @@ class LiveSession:
                     parent_session_id=old,
                     cwd=str(self._cwd),
                     title=title,
+                    edge=record,
                 )
                 created = True
             except Exception as exc:
                 self._events.warn(f"Session split failed ({exc}); the new session will be created with its first write")
         self._id = new_id
         self._parent_id = old
+        self._edge = None if created else record
         self._title = title
         self._row_created = created
         self._system_prompt = system_prompt

@@ -3,24 +3,26 @@
 Owns `SessionTotals` (what the provider billed this session) and `ContextMeter`, which reads the live
 session (messages and cached system prompt), the compressor's budgets and usage tracking, and the
 tool schemas, and turns them into the rough request estimate the triggers use and the
-`ContextBudget` the token gauge draws (`publish` emits it as `UsageUpdated`). Recording a call's
-usage goes through here too, so totals, the compressor's tracking and the session row agree.
+`ContextBudget` the token gauge draws (`publish` emits it as `UsageUpdated`), with the look ahead
+of `outlook.py` attached. Recording a call's usage goes through here too, so totals, the
+compressor's tracking, the outlook (cost, cache hits) and the session row agree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import ContextCompressor
 from hermes_tui.core.context.offload import off_loop
-from hermes_tui.core.context.tokens import TokenLedger, build_context_budget
+from hermes_tui.core.context.tokens import TokenLedger, build_context_budget, estimate_request_tokens_rough
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.messages import Message
 from hermes_tui.core.providers.base import Usage
 from hermes_tui.core.session.live import LiveSession
+from hermes_tui.core.session.outlook import OutlookTracker
 
 
 @dataclass
@@ -62,6 +64,7 @@ class ContextMeter:
         emitter: Emitter,
         window_known: bool,
         compression_enabled: bool,
+        outlook: OutlookTracker | None = None,
     ) -> None:
         self._session = session
         self._compressor = compressor
@@ -71,6 +74,7 @@ class ContextMeter:
         self.window_known = window_known
         self.ledger = TokenLedger()
         self.totals = SessionTotals()
+        self.outlook = outlook
 
     @property
     def context_length(self) -> int:
@@ -98,9 +102,13 @@ class ContextMeter:
             self._tool_schemas,
         )
 
+    def estimate_uncached(self, messages: Sequence[Message]) -> int:
+        """The same rough size for a list that is not the live one (leaves the per-message cache alone)."""
+        return estimate_request_tokens_rough(messages, self._session.system_prompt or "", self._tool_schemas)
+
     def budget(self, messages: Sequence[Message] | None = None) -> ev.ContextBudget:
         c = self._compressor
-        return build_context_budget(
+        budget = build_context_budget(
             context_length=c.context_length,
             threshold_tokens=c.threshold_tokens,
             last_prompt_tokens=c.last_prompt_tokens,
@@ -112,6 +120,21 @@ class ContextMeter:
             window_is_default=not self.window_known,
             compression_enabled=self._compression_enabled,
         )
+        if self.outlook is None:
+            return budget
+        t = self.totals
+        outlook = self.outlook.snapshot(
+            current=budget.shown_tokens,
+            threshold=budget.threshold_tokens,
+            input_tokens=t.input_tokens + t.cache_read_tokens + t.cache_write_tokens,
+            output_tokens=t.output_tokens,
+        )
+        return replace(budget, outlook=outlook)
+
+    def end_turn(self) -> None:
+        """A turn ended: the outlook notes the context's size (for growth, turns left, the sparkline)."""
+        if self.outlook is not None:
+            self.outlook.end_turn(self.budget().shown_tokens, self._compressor.compression_count)
 
     def publish(self, messages: Sequence[Message] | None = None, usage: Usage | None = None) -> None:
         """Emit what the gauge should show now."""
@@ -129,7 +152,8 @@ class ContextMeter:
         """One API call's usage: totals, the compressor's tracking, the session row."""
         self.totals.add(usage)
         self._compressor.update_from_response(usage.as_dict())
-        await self._session.record_usage(usage)
+        cost = self.outlook.record_call(usage) if self.outlook is not None else None
+        await self._session.record_usage(usage, cost_usd=cost)
 
     def lower_window(self, limit: int) -> bool:
         """The provider named a smaller window: recompute every budget for it. True when lowered."""
@@ -150,3 +174,5 @@ class ContextMeter:
         self._compressor.reset_session_state()
         if totals:
             self.totals.reset()
+        if self.outlook is not None:
+            self.outlook.reset() if totals else self.outlook.forget_sizes()

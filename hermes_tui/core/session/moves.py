@@ -1,5 +1,7 @@
 """Session moves behind the slash commands: /new, /resume, /branch, /title, /undo, /retry, /compress.
 
+Branching from any message (`branch_at`) is in `hermes_tui.core.session.branching`.
+
 `SessionMoves` coordinates one move across the collaborators that each own a part of it: the live
 session changes identity (and emits SessionRotated / HistoryReplaced / TitleChanged itself), the
 context meter forgets the old conversation's usage, the memory hooks hear about the boundary, the
@@ -14,12 +16,14 @@ from collections.abc import Callable
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory import MemoryHooks
 from hermes_tui.core.messages import content_text
+from hermes_tui.core.session.branching import BranchResult, branch_at
 from hermes_tui.core.session.compression import CompressionOrchestrator
-from hermes_tui.core.session.live import LiveSession, SessionError
+from hermes_tui.core.session.live import LiveSession, SessionError, last_stored_id
 from hermes_tui.core.session.manual_compress import manual_compress
 from hermes_tui.core.session.meter import ContextMeter
 from hermes_tui.store.db import SessionDB
 from hermes_tui.store.errors import AmbiguousSession, SessionNotFound
+from hermes_tui.store.models import EDGE_BRANCH
 from hermes_tui.store.titles import sanitize_title
 
 BUSY = "a turn is running — press Ctrl-C to interrupt it first"
@@ -116,6 +120,22 @@ class SessionMoves:
         self._events.review("rotation", f"Resumed {target} ({users} user messages, {total} total)")
         return f"↻ Resumed session {target} ({users} user messages, {total} total)"
 
+    async def continue_latest(self, title: str | None = None) -> str:
+        """`--continue [title]`: resume the most recently active session, or the newest one with `title`
+        (its latest "#N" variant, followed to its compression tip)."""
+        db = self._require_db()
+        if title:
+            found = await db.resolve_session_by_title(title)
+            if found is None:
+                raise SessionError(f"no session is titled '{title}'")
+            target = await db.resolve_resume_session_id(await db.get_compression_tip(found))
+        else:
+            rows = await db.list_sessions_rich(limit=1)
+            if not rows:
+                raise SessionError("there is no session to continue yet")
+            target = str(rows[0]["id"])
+        return await self.resume(target)
+
     async def branch(self, name: str | None = None) -> str:
         """/branch [name] (alias /fork): copy the history into a child session and continue there."""
         self._require_idle()
@@ -132,6 +152,8 @@ class SessionMoves:
             title = await db.get_next_title_in_lineage(session.title or "branch")
         old = session.id
         new_id = await session.start_child(
+            edge=EDGE_BRANCH,
+            branch_point=last_stored_id(session.messages),
             end_reason="branched",
             reason="branch",
             title=title,
@@ -144,6 +166,18 @@ class SessionMoves:
         named = f" “{title}”" if title else ""
         self._events.review("rotation", f"Branched {old} → {new_id}{named}")
         return f"⑂ Branched into {new_id}{named} (from {old})"
+
+    async def branch_at(self, message_index: int, *, edit: bool, name: str | None = None) -> BranchResult:
+        """Branch here (history through `message_index`) or edit and resend (history before it)."""
+        self._require_idle()
+        db = self._require_db()
+        old = self._session.id
+        result = await branch_at(self._session, db, message_index, edit=edit, name=name)
+        self._hooks.on_session_switch(result.session_id, parent_session_id=old, reason="branch")
+        self._meter.publish()
+        named = f" “{result.title}”" if result.title else ""
+        self._events.review("rotation", f"Branched {old} → {result.session_id}{named} at message {message_index}")
+        return result
 
     async def title(self, name: str | None) -> str:
         """/title [name]: show or set the session title (queued until the row exists)."""

@@ -9,7 +9,7 @@ the Agent, together with the provider, the tool registry, the event emitter and 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from hermes_tui.config import Settings
@@ -80,6 +80,8 @@ class Meter(Protocol):
 
     async def record(self, usage: Usage) -> None: ...
 
+    def end_turn(self) -> None: ...
+
     def lower_window(self, limit: int) -> bool: ...
 
     def use_window(self, window: int, known: bool) -> None: ...
@@ -141,6 +143,34 @@ class NoExtras:
 NO_EXTRAS = NoExtras()
 
 
+class Steering(Protocol):
+    """/steer and /stop as a turn sees them (`hermes_tui.core.turn.steering.SteeringInbox`)."""
+
+    @property
+    def stop_requested(self) -> bool: ...
+
+    def begin_turn(self) -> None: ...
+
+    def deliver(self, messages: list[Message]) -> bool: ...
+
+    def after_turn(self) -> None: ...
+
+
+class NoSteering:
+    """Nothing ever steers (a turn run without a front-end that steers)."""
+
+    stop_requested = False
+
+    def begin_turn(self) -> None:
+        pass
+
+    def deliver(self, messages: list[Message]) -> bool:
+        return False
+
+    def after_turn(self) -> None:
+        pass
+
+
 @dataclass(frozen=True)
 class TurnDeps:
     """The collaborators of every turn of one agent."""
@@ -157,6 +187,7 @@ class TurnDeps:
     settings: Settings
     backoff_base: float = 2.0
     extras: TurnExtras = NO_EXTRAS
+    steering: Steering = field(default_factory=NoSteering)
 
     @property
     def provider(self) -> Provider:

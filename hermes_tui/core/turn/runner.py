@@ -9,6 +9,10 @@ never with the Agent. The retry loop is `hermes_tui.core.turn.calls`; what a res
 Crash safety: the user's message is written to state.db as the turn starts, and the answer is
 saved while it streams (`core.turn.partial_save`), so a process killed mid-turn loses neither.
 
+Steering (`deps.steering`, logic in `hermes_tui.core.turn.steering`): /steer guidance is delivered
+into the last tool result right after a tool round; /stop answers the remaining tool calls of the
+round as not run and ends the turn before the next model call.
+
 Interrupts: a cancelled turn (Ctrl-C, SIGTERM, SIGHUP) is caught here. The partial answer is kept
 as an assistant message marked interrupted, unanswered tool calls get error results so the history
 stays valid, everything is flushed to state.db, and `TurnFinished(interrupted=True)` is emitted.
@@ -26,6 +30,7 @@ from hermes_tui.core.turn.calls import FAILED, RESTART, call_with_recovery
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.partial_save import PartialSaver
 from hermes_tui.core.turn.state import FinishedTurn, TurnResult, TurnState
+from hermes_tui.core.turn.steering import STOPPED_EXIT_REASON
 from hermes_tui.core.turn.streaming import StreamAccumulator, strip_think_blocks
 from hermes_tui.core.turn.tool_batch import run_tool_calls
 from hermes_tui.text_safety import valid_unicode
@@ -54,6 +59,7 @@ class TurnRunner:
         deps, state = self.deps, self.state
         session = deps.session
         await session.ensure_row()
+        deps.steering.begin_turn()
         state.messages = list(session.messages)
         if not session.todo.items:
             session.todo.hydrate_from_history(state.messages)
@@ -166,6 +172,9 @@ class TurnRunner:
         state = self.state
         max_iterations = self.deps.settings.agent.max_turns
         while state.api_calls < max_iterations:
+            if self.deps.steering.stop_requested:
+                state.exit_reason = STOPPED_EXIT_REASON
+                return
             state.api_calls += 1
             response = await call_with_recovery(state, self.deps, self._compress)
             if response is RESTART:
@@ -176,7 +185,7 @@ class TurnRunner:
             assert isinstance(response, StreamAccumulator)
             if await self._process(response):
                 return
-        if state.final_response is None and not state.failed:
+        if state.final_response is None and not state.failed and not self.deps.steering.stop_requested:
             await self._handle_max_iterations()
 
     async def _handle_max_iterations(self) -> None:
@@ -217,6 +226,7 @@ class TurnRunner:
             state.last_tool_names = names
         self._count_tool_iteration(names)
         await run_tool_calls(acc.tool_calls, deps, deps.tool_context(), state.messages)
+        deps.steering.deliver(state.messages)  # /steer: guidance rides on the result just produced
         await deps.session.flush(state.messages)
         deps.meter.publish(state.messages)
         await self._after_tools_check()
@@ -289,6 +299,8 @@ class TurnRunner:
         )
         if transformed:
             state.final_response = transformed
+        deps.steering.after_turn()
+        deps.meter.end_turn()
         deps.meter.publish(session.messages)
         exit_reason = state.exit_reason or ("failed" if state.failed else "done")
         result = TurnResult(

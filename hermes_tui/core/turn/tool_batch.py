@@ -6,7 +6,8 @@ may need approval or touches the shell (the terminal, unknown tools, invalid arg
 list) makes the whole batch run sequentially. Each call emits `ToolCallStarted` before it runs and
 `ToolCallFinished` when it ends, and the results are appended to the conversation in call order.
 On Ctrl-C every running call is cancelled; the results that finished are kept and the turn answers
-the open calls (the runner's interrupt handling).
+the open calls (the runner's interrupt handling). After a /stop, calls not yet started are answered
+as not run.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from hermes_tui.core.messages import Message
 from hermes_tui.core.providers.base import StreamToolCall
 from hermes_tui.core.tools.base import ToolContext, ToolResult
 from hermes_tui.core.turn.deps import TurnDeps
+from hermes_tui.core.turn.steering import STOPPED_TOOL_RESULT
 from hermes_tui.text_safety import valid_unicode
 
 MAX_PARALLEL = 8
@@ -94,8 +96,15 @@ async def run_tool_calls(
         )
         return result
 
+    def stopped(call: StreamToolCall) -> Message:
+        """/stop: a call after the one running when the user asked is answered as not run."""
+        return {"role": "tool", "content": STOPPED_TOOL_RESULT, "tool_call_id": call.id, "tool_name": call.name}
+
     if not can_run_together(calls, context.cwd):
         for call in calls:
+            if deps.steering.stop_requested:
+                messages.append(stopped(call))
+                continue
             events.emit(ev.ToolCallStarted(call.id, call.name, call.arguments))
             messages.append(_tool_message(call, await run_one(call)))
         return
@@ -105,6 +114,9 @@ async def run_tool_calls(
 
     async def slot(index: int, call: StreamToolCall) -> None:
         async with gate:
+            if deps.steering.stop_requested:  # not yet started when /stop came: not run
+                results[index] = ToolResult(STOPPED_TOOL_RESULT, is_error=True)
+                return
             events.emit(ev.ToolCallStarted(call.id, call.name, call.arguments))
             results[index] = await run_one(call)
 

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hermes_tui.core import browse_commands as browse
 from hermes_tui.core.messages import content_text
 from hermes_tui.core.session.live import SessionError
 
@@ -28,7 +29,8 @@ class CommandResult:
     quit: bool = False
     show_help: bool = False
     error: bool = False
-    screen: str = ""  # a screen for the TUI to open ("learning": Memory & Skills)
+    screen: str = ""  # a screen for the TUI to open ("learning", "search", "compare", "inspect")
+    screen_arg: str = ""  # what that screen opens on (a query, "LEFT RIGHT" session ids, a child id)
 
 
 Handler = Callable[["Agent", str], Awaitable[CommandResult]]
@@ -120,6 +122,27 @@ async def _skills(agent: Agent, args: str) -> CommandResult:
     return CommandResult(skills_text(agent), screen="learning")
 
 
+async def _search(agent: Agent, args: str) -> CommandResult:
+    if not args.strip():  # the TUI opens an empty search; headless, say what to type
+        return CommandResult(browse.SEARCH_USAGE, error=True, screen="search")
+    return CommandResult(await browse.search_text(agent, args), screen="search", screen_arg=args.strip())
+
+
+async def _compare(agent: Agent, args: str) -> CommandResult:
+    if not args.strip():  # the TUI asks for the second session (the parent first); headless uses the parent
+        try:
+            return CommandResult(await browse.compare_text(agent, ""), screen="compare")
+        except SessionError as exc:
+            return CommandResult(str(exc), error=True, screen="compare")
+    left, right = await browse.compare_pair(agent, args)
+    return CommandResult(await browse.compare_text(agent, args), screen="compare", screen_arg=f"{left} {right}")
+
+
+async def _inspect(agent: Agent, args: str) -> CommandResult:
+    child = await browse.inspect_target(agent, args)
+    return CommandResult(await browse.inspect_text(agent, child), screen="inspect", screen_arg=child)
+
+
 async def _help(agent: Agent, args: str) -> CommandResult:
     return CommandResult(help_text(), show_help=True)
 
@@ -139,6 +162,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("retry", "/retry", "re-send the last message", _retry),
     Command("compress", "/compress [focus | here [N]]", "summarise earlier turns now", _compress),
     Command("usage", "/usage", "token usage and context size", _usage),
+    Command("search", "/search [words]", "search every session's messages (role: since: filters)", _search),
+    Command("compare", "/compare [a [b]]", "compare two sessions turn by turn (default: the parent)", _compare),
+    Command("inspect", "/inspect [session]", "what a compression summarised", _inspect),
     Command("memory", "/memory", "what the agent remembers (MEMORY.md, USER.md)", _memory),
     Command("skills", "/skills", "the skills the agent has saved", _skills),
     Command("help", "/help", "commands and keys", _help),

@@ -14,6 +14,7 @@ two ids, or a key another binding of the same place (or an app-wide one) already
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -129,8 +130,8 @@ def keymap_problems(keymap: Mapping[str, str]) -> list[str]:
     claimed: dict[str, str] = {}  # key -> the id it was given to
     for binding_id, keys in keymap.items():
         if binding_id not in known:
-            close = sorted(i for i in known if i.split("-")[0] == binding_id.split("-")[0])
-            hint = f" (did you mean {', '.join(close)}?)" if close else " (F1 lists the keys; README lists the ids)"
+            close = difflib.get_close_matches(binding_id, list(known), n=3)
+            hint = f" (did you mean {' or '.join(close)}?)" if close else " (the README lists the binding ids)"
             problems.append(f"[keymap] unknown binding id '{binding_id}'{hint}")
             continue
         parts = [part.strip() for part in keys.split(",")]

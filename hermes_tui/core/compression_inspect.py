@@ -85,19 +85,27 @@ def summarised_span(parent: list[Message], child: list[Message], dropped: int | 
     """[start, end) of the parent messages the child's summary replaced.
 
     The head both histories start with is verbatim; the summary takes the next `dropped`
-    messages. Without a count, everything up to the tail both histories end with.
+    messages. Without a count, everything up to the tail both histories end with (the first tail
+    message may carry the summary in front of its own text).
     """
     start = common_prefix(parent, child)
     if dropped is not None and dropped >= 0:
         return start, min(len(parent), start + dropped)
     tail = 0
-    while (
-        tail < len(parent) - start
-        and tail < len(child) - start
-        and message_signature(parent[-1 - tail]) == message_signature(child[-1 - tail])
-    ):
+    while tail < len(parent) - start and tail < len(child) - start:
+        kept, copy = parent[-1 - tail], child[-1 - tail]
+        if message_signature(kept) != message_signature(copy) and not _merged_into(copy, kept):
+            break
         tail += 1
     return start, len(parent) - tail
+
+
+def _merged_into(copy: Message, kept: Message) -> bool:
+    """Is `copy` the kept message with the summary prepended (the role rule can merge the two)?"""
+    text = content_text(copy.get("content"))
+    if copy.get("role") != kept.get("role") or not is_summary_text(text):
+        return False
+    return split_summary_message(text)[1] == content_text(kept.get("content")).strip()
 
 
 def summary_body(child: list[Message]) -> str:

@@ -139,7 +139,7 @@ class SearchScreen(ModalScreen[SearchChoice | None]):
         self._generation = 0
         self._cancel: threading.Event | None = None
         self._debounce: Timer | None = None
-        self._running = False
+        self._searching = False
         self._pending_line = query
 
     def compose(self) -> ComposeResult:
@@ -183,8 +183,8 @@ class SearchScreen(ModalScreen[SearchChoice | None]):
 
     def _kick(self) -> None:
         self._debounce = None
-        if not self._running:
-            self._running = True
+        if not self._searching:
+            self._searching = True
             self.run_worker(self._search_until_current(), group="search")
 
     async def _search_until_current(self) -> None:
@@ -227,7 +227,7 @@ class SearchScreen(ModalScreen[SearchChoice | None]):
                     self._show(line, request, found.lineages, status)
                     return
         finally:
-            self._running = False
+            self._searching = False
             self._cancel = None
 
     def _show(self, line: str, request: SearchRequest, rows: tuple[LineageResult, ...], status: str = "") -> None:

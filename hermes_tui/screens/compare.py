@@ -48,7 +48,8 @@ def side_label(letter: str, side: SessionSide, count: int, turns: int, tokens: i
     label = Text(f"{letter}  ", style="bold")
     label.append(title, "bold")
     label.append(
-        f"  {short_session_id(side.id)} · {count} messages · continues with {turns} turns, ~{tokens:,} tokens",
+        f"  {short_session_id(side.id)} · {count} messages · continues with {turns}"
+        f" turn{'s' if turns != 1 else ''}, ~{tokens:,} tokens",
         "dim",
     )
     return label

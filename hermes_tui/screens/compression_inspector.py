@@ -34,7 +34,7 @@ from hermes_tui.text_safety import visible
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
 
-HINT = "↓↑ messages · Enter shows one in full · r re-injects it into the current context · Tab summary · Esc closes"
+HINT = "↓↑ messages · Enter shows it in full · r re-injects it into this conversation · Esc closes"
 PREVIEW_CHARS = 200
 
 

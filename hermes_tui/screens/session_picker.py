@@ -31,7 +31,8 @@ def node_label(node: LineageNode, lead: str = "") -> Text:
     name = node.title or node.preview or "(empty)"
     label = Text(lead, style="bold")
     label.append(visible(" ".join(name.split())[:80]), "bold" if node.title else "")
-    label.append(f"  {short_session_id(node.id)} · {node.message_count} msgs", "dim")
+    count = node.message_count
+    label.append(f"  {short_session_id(node.id)} · {count} message{'s' if count != 1 else ''}", "dim")
     return label
 
 

@@ -39,7 +39,9 @@ from hermes_tui.widgets.formatting import format_age, short_session_id
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
 
-DEBOUNCE_S = 0.03
+DEBOUNCE_S = 0.015
+MAX_LINEAGES = 30  # two screens of rows: each row is laid out when the list is filled
+SCAN_BUDGET_S = 0.04  # a slow scan (a 1-2 character CJK word walks the table) stops here with what it found
 MATCH_STYLE = "bold reverse"
 META_STYLE = "dim"
 PLACEHOLDER = 'Search every session: words, "a phrase", OR, NOT — role:user source:cli since:7d until:2026-11-26'
@@ -131,7 +133,7 @@ class SearchScreen(ModalScreen[SearchChoice | None]):
         self.db = db
         self.initial_query = query
         self.clock = clock
-        self.options = options or LineageSearchOptions()
+        self.options = options or LineageSearchOptions(max_lineages=MAX_LINEAGES, time_budget_s=SCAN_BUDGET_S)
         self.request = SearchRequest()
         self.rows: tuple[LineageResult, ...] = ()
         self.shown_query: str | None = None  # the line whose results are on screen
@@ -156,6 +158,8 @@ class SearchScreen(ModalScreen[SearchChoice | None]):
         self._set_status(status_text(self.request, 0, 0, ""))
         if self.initial_query:
             self._schedule(self.initial_query)
+        else:
+            self.shown_query = ""  # the empty line's (empty) results are on screen
 
     # ------------------------------------------------------------------ searching
 

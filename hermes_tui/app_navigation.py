@@ -47,6 +47,7 @@ class NavigationMixin:
 
     agent: Agent | None
     db: SessionDB | None
+    applied_keymap: dict[str, str]
     _pending_reveal: PendingReveal | None = None
 
     if TYPE_CHECKING:  # what HermesApp provides
@@ -70,7 +71,8 @@ class NavigationMixin:
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
         """Use the `[keymap]` table (the CLI refused a bad one; here bad entries are skipped, said once)."""
         problems = keymap_problems(keymap)
-        self.set_keymap(usable_keymap(keymap))
+        self.applied_keymap = usable_keymap(keymap)  # what the help screen shows
+        self.set_keymap(self.applied_keymap)
         if problems:
             self.notify(problems[0], severity="warning")
 

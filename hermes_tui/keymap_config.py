@@ -1,15 +1,17 @@
 """Key remapping by binding id: the `[keymap]` table of config.toml, checked before the app starts.
 
     [keymap]
-    search = "ctrl+f,f3"       # binding id = one key, or several separated by commas
+    search = "ctrl+f,f6"       # binding id = one key, or several separated by commas
     toggle-side-panel = "f9"
 
 Every binding that can be remapped has an id (`known_bindings()` lists them with where they
 work); Textual's keymap applies the table to all of them at once. `keymap_problems` checks a table
 and says, one line each, what is wrong: an unknown id, a key Textual cannot name, a key given to
-two ids, or a key another binding of the same place (or an app-wide one) already answers to.
-`check_keymap` raises the first as a ConfigError (the CLI stops with it, like any bad setting);
-`usable_keymap` keeps only the valid entries (for an app started some other way).
+two ids, or a key another binding of the same place (or an app-wide one) already answers to — for
+the main screen's keys, the prompt's too (Textual's own editing keys included), since the focused
+prompt would take the key first. `check_keymap` raises the first problem as a ConfigError (the CLI
+stops with it, like any bad setting); `usable_keymap` keeps only the valid entries (for an app
+started some other way).
 """
 
 from __future__ import annotations
@@ -98,6 +100,17 @@ def _all_bindings_of(place: str) -> list[Binding]:
     return declared_bindings(owner)
 
 
+def _prompt_bindings() -> list[Binding]:
+    """Every key the prompt answers to while it has focus, Textual's own Input keys included."""
+    from hermes_tui.widgets.prompt_input import PromptInput
+
+    by_key: dict[str, Binding] = {}
+    for cls in reversed(PromptInput.__mro__):
+        for binding in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])):
+            by_key[binding.key] = binding
+    return list(by_key.values())
+
+
 def key_problem(key: str) -> str:
     """'' when Textual can name `key` ("ctrl+f", "f3", "question_mark", "?"), else why not."""
     if not key:
@@ -149,6 +162,8 @@ def keymap_problems(keymap: Mapping[str, str]) -> list[str]:
     for binding_id, keys in keymap.items():
         place = known[binding_id].place
         neighbours = _all_bindings_of(place) + ([] if place == APP_PLACE else _all_bindings_of(APP_PLACE))
+        if place == "MainScreen" or (place == APP_PLACE and not known[binding_id].binding.priority):
+            neighbours += _prompt_bindings()  # the prompt has focus most of the time: it would win
         for part in (p.strip() for p in keys.split(",")):
             key = _normal(part)
             for other in neighbours:

@@ -14,6 +14,7 @@ from hermes_tui.app import HermesApp
 from hermes_tui.config import Settings
 from hermes_tui.screens.compare import CompareScreen
 from hermes_tui.screens.compression_inspector import CompressionInspectorScreen
+from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.search import MATCH_STYLE, SearchScreen
 from hermes_tui.screens.session_picker import SessionPickerScreen
 from hermes_tui.ui_state import saved_theme
@@ -32,7 +33,7 @@ from tests.app.power_data import (
 )
 from tests.app.test_app import DEMO, make_app, submit, wait_turn
 from tests.core.helpers import background_work
-from tests.tui.helpers import screen_text, wait_until
+from tests.tui.helpers import screen_text, wait_until, widget_text
 
 SIZE = (130, 44)
 
@@ -246,6 +247,11 @@ async def test_keymap_from_config_and_the_theme_is_remembered(tmp_path: Path) ->
         assert not isinstance(app.screen, SearchScreen)  # moved away
         await pilot.press("f6")
         await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen), 5, "the search on f6")
+        await pilot.press("escape")
+        await pilot.press("f1")  # the help shows the key in use
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help")
+        keys = widget_text(app, app.screen.query_one("#help-keys"))
+        assert any(line.split()[:2] == ["F6", "Search"] for line in keys.splitlines())
         await pilot.press("escape")
         app.theme = "nord"
         await wait_until(pilot, lambda: saved_theme(app.home.root) == "nord", 5, "the theme to be saved")

@@ -171,6 +171,9 @@ class NavigationMixin:
             if agent.session_id != before:
                 return  # the history is on its way: `reveal_pending` takes it from there
             self._pending_reveal = None  # resuming led back here (a compressed ancestor's tip)
+        # The live transcript also holds notices and this run's rows: show the stored history afresh,
+        # so positions in it match the messages.
+        await self.main.conversation.load_history(list(agent.messages))
         await self._reveal(list(agent.messages), choice)
 
     def reveal_pending(self, messages: list[dict[str, Any]]) -> None:

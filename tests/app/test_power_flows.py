@@ -82,6 +82,25 @@ async def test_search_as_you_type_then_open_a_message_thousands_back(tmp_path: P
         assert convo.at_latest
 
 
+async def test_a_hit_in_the_current_session_is_marked_without_leaving_it(tmp_path: Path) -> None:
+    app = await power_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        await submit(pilot, app, f"/resume {OTHER}")
+        await wait_until(pilot, lambda: app.agent.session_id == OTHER and not app.command_running, 10, "resumed")
+        convo = app.main.conversation
+        await wait_until(pilot, lambda: any("narwhal" in i.text for i in convo.items), 5, "the history")
+        convo.add_notice("info", "a notice the stored history does not have")
+        await submit(pilot, app, "and the okapi?")  # after the notice: the live rows are not the stored ones
+        await wait_turn(pilot, app)
+        await open_search(pilot, app, "okapi role:user")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(convo.query(".-marked")), 10, "the message to be marked")
+        marked = convo.query(".-marked").first()
+        item = next(i for i in convo.items if convo._rows.get(i.key) is marked)
+        assert item.kind == KIND_USER and item.text == "and the okapi?" and app.agent.session_id == OTHER
+
+
 async def test_a_newer_line_drops_the_older_results(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -34,6 +34,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from hermes_tui import stop_signals
+from hermes_tui.app_navigation import NavigationMixin
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.gc_pacer import GcPacer
@@ -106,7 +107,7 @@ class CoreEvent(Message):
         self.event = event
 
 
-class HermesApp(App[int]):
+class HermesApp(NavigationMixin, App[int]):
     CSS_PATH = STYLES_PATH  # absolute, so subclasses defined anywhere find it
     TITLE = "hermes-tui"
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS  # F1 (help) is MainScreen's
@@ -162,6 +163,8 @@ class HermesApp(App[int]):
 
     def on_mount(self) -> None:
         self._stop_signals.install()
+        self._apply_keymap(self.settings.keymap)
+        self._restore_theme(self.home.root)
         if self.choice.is_demo:
             self.main.review_log.add_entry("info", f"Demo model — {self.choice.reason}")
         self.call_after_refresh(self._start)
@@ -386,6 +389,7 @@ class HermesApp(App[int]):
     async def _show_history_replaced(self, event: ev.HistoryReplaced) -> None:
         self.main.conversation.load_history(event.messages)
         self._show_session(event.session_id)
+        self.reveal_pending(event.messages)  # a search hit waiting for this history
 
     @handles(ev.TurnFinished)
     async def _show_turn_finished(self, event: ev.TurnFinished) -> None:
@@ -473,6 +477,8 @@ class HermesApp(App[int]):
             self.push_screen(HelpScreen())
         elif result.screen == "learning":
             self.action_open_learning()
+        elif result.screen:
+            self.open_command_screen(result)
         elif result.confirm is not None:
             self.push_screen(CompressPreviewScreen(result.confirm.preview), callback=self._confirmed(result))
         elif result.output:

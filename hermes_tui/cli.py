@@ -325,6 +325,9 @@ def _launch_tui(args: argparse.Namespace) -> int:
     # it opens the agent.
     home, settings, choice = prepare(args, warm_up=_import_tui)
     from hermes_tui.app import HermesApp
+    from hermes_tui.keymap_config import check_keymap
+
+    check_keymap(settings.keymap)
 
     app = HermesApp(
         home=home, settings=settings, choice=choice, resume=args.resume, continue_title=getattr(args, "continue")

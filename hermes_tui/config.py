@@ -155,6 +155,7 @@ class Settings:
     timeouts: TimeoutsSettings = field(default_factory=TimeoutsSettings)
     # fallback providers/models and credential pools (top-level keys, see hermes_tui.config_chain)
     chain: ChainSettings = field(default_factory=ChainSettings)
+    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (checked by keymap_config)
 
 
 # --------------------------------------------------------------------------- home
@@ -302,7 +303,14 @@ class _Origins:
 
 
 def _type_name(tp: Any) -> str:
-    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list[str]: "a list of strings"}
+    names = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list[str]: "a list of strings",
+        dict[str, str]: "a table of strings",
+    }
     return names.get(tp, str(tp))
 
 
@@ -322,6 +330,8 @@ def _coerce(value: Any, tp: Any, label: str) -> Any:
         return value
     elif tp == list[str] and isinstance(value, list) and all(isinstance(item, str) for item in value):
         return list(value)
+    elif tp == dict[str, str] and isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values()):
+        return {str(key): item for key, item in value.items()}
     raise ConfigError(f"{label} must be {_type_name(tp)}, got {type(value).__name__} {value!r}")
 
 

@@ -11,7 +11,7 @@ screen (which the main screen opens) can use this module without an import cycle
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
@@ -95,14 +95,23 @@ def declared_bindings(owner: type) -> list[Binding]:
     return list(by_key.values())
 
 
-def _rows(bindings: Iterable[Binding], taken: frozenset[str]) -> tuple[KeyRow, ...]:
+def _rows(
+    bindings: Iterable[Binding], taken: frozenset[str], keymap: Mapping[str, str] | None = None
+) -> tuple[KeyRow, ...]:
     grouped: dict[tuple[str, str], list[Binding]] = {}
     for binding in bindings:
         if binding.description and not binding.system and binding.key not in taken:
             grouped.setdefault((binding.action, binding.description), []).append(binding)
+    keymap = keymap or {}
+
+    def label(binding: Binding) -> str:
+        if binding.id in keymap:  # remapped in config.toml's [keymap]
+            return " / ".join(key_label(key.strip()) for key in keymap[binding.id].split(","))
+        return binding.key_display or key_label(binding.key)
+
     return tuple(
         KeyRow(
-            keys=tuple(binding.key_display or key_label(binding.key) for binding in same),
+            keys=tuple(label(binding) for binding in same),
             description=description,
             note=next((binding.tooltip for binding in same if binding.tooltip), ""),
         )
@@ -110,8 +119,9 @@ def _rows(bindings: Iterable[Binding], taken: frozenset[str]) -> tuple[KeyRow, .
     )
 
 
-def key_sections(screens: Iterable[type]) -> list[KeySection]:
-    """Every described key of the app, of `screens` and of the widgets, by where it works."""
+def key_sections(screens: Iterable[type], keymap: Mapping[str, str] | None = None) -> list[KeySection]:
+    """Every described key of the app, of `screens` and of the widgets, by where it works
+    (with the keys `keymap`, binding id -> keys, gives instead of the defaults)."""
     app_bindings = list(Binding.make_bindings(APP_BINDINGS))
     taken = frozenset(binding.key for binding in app_bindings if binding.priority)
     screen_bindings = [
@@ -125,5 +135,5 @@ def key_sections(screens: Iterable[type]) -> list[KeySection]:
         ("In Sessions", declared_bindings(LineageTree), taken),
         ("When a command needs approval", declared_bindings(ApprovalScreen), taken),
     )
-    sections = [KeySection(title, _rows(bindings, skip)) for title, bindings, skip in sources]
+    sections = [KeySection(title, _rows(bindings, skip, keymap)) for title, bindings, skip in sources]
     return [section for section in sections if section.rows]

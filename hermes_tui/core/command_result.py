@@ -28,5 +28,6 @@ class CommandResult:
     show_help: bool = False
     error: bool = False
     clear_conversation: bool = False  # /clear: empty the conversation pane (the session is unchanged)
-    screen: str = ""  # a screen for the TUI to open ("learning": Memory & Skills)
+    screen: str = ""  # a screen for the TUI to open ("learning", "search", "compare", "inspect")
+    screen_arg: str = ""  # what that screen opens on (a query, "LEFT RIGHT" session ids, a child id)
     confirm: Confirmation | None = None  # ask first (the TUI's /compress), then run `confirm.apply`

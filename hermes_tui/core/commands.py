@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
+from hermes_tui.core import browse_commands as browse
 from hermes_tui.core import power_commands as power
 from hermes_tui.core.command_result import CommandResult, Confirmation
 from hermes_tui.core.messages import content_text
@@ -137,6 +138,27 @@ async def _skills(agent: Agent, args: str) -> CommandResult:
     return CommandResult(skills_text(agent), screen="learning")
 
 
+async def _search(agent: Agent, args: str) -> CommandResult:
+    if not args.strip():  # the TUI opens an empty search; headless, say what to type
+        return CommandResult(browse.SEARCH_USAGE, error=True, screen="search")
+    return CommandResult(await browse.search_text(agent, args), screen="search", screen_arg=args.strip())
+
+
+async def _compare(agent: Agent, args: str) -> CommandResult:
+    if not args.strip():  # the TUI asks for the second session (the parent first); headless uses the parent
+        try:
+            return CommandResult(await browse.compare_text(agent, ""), screen="compare")
+        except SessionError as exc:
+            return CommandResult(str(exc), error=True, screen="compare")
+    left, right = await browse.compare_pair(agent, args)
+    return CommandResult(await browse.compare_text(agent, args), screen="compare", screen_arg=f"{left} {right}")
+
+
+async def _inspect(agent: Agent, args: str) -> CommandResult:
+    child = await browse.inspect_target(agent, args)
+    return CommandResult(await browse.inspect_text(agent, child), screen="inspect", screen_arg=child)
+
+
 async def _help(agent: Agent, args: str) -> CommandResult:
     return CommandResult(help_text(), show_help=True)
 
@@ -160,6 +182,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("history", "/history", "show this session's turns", _history),
     Command("undo", "/undo [N]", "remove the last N turns (text returns to the input)", _undo),
     Command("retry", "/retry", "re-send the last message", _retry),
+    Command("search", "/search [words]", "search every session's messages (role: since: filters)", _search),
+    Command("compare", "/compare [a [b]]", "compare two sessions turn by turn (default: the parent)", _compare),
+    Command("inspect", "/inspect [session]", "what a compression summarised", _inspect),
     Command("memory", "/memory", "what the agent remembers (MEMORY.md, USER.md)", _memory),
     Command("skills", "/skills", "the skills the agent has saved", _skills),
     Command("compress", "/compress [focus|here [N]|preview]", "summarise earlier turns now", _compress),

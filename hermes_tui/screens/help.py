@@ -73,7 +73,8 @@ class HelpScreen(ModalScreen[None]):
             dialog.border_subtitle = self._close_hint()
             yield Static(commands_renderable(slash_commands()), id="help-commands")
             screens_below = [type(screen) for screen in self.app.screen_stack if screen is not self]
-            yield Static(keys_renderable(key_sections(screens_below)), id="help-keys")
+            keymap = getattr(self.app, "applied_keymap", None)  # config.toml's [keymap], as the app uses it
+            yield Static(keys_renderable(key_sections(screens_below, keymap)), id="help-keys")
 
     def _close_hint(self) -> str:
         shown = [binding for binding in Binding.make_bindings(self.BINDINGS) if binding.show]

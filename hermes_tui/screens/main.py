@@ -5,7 +5,9 @@ prompt, a line with what waits for the running agent: queued messages, /steer, /
 with "Sessions" (lineage tree), "Context" (token gauge) and "Review log"; a Footer with the keys.
 The prompt has focus when the screen opens. Ctrl+B hides/shows the side panel (narrow terminals
 start with a slimmer column). Ctrl+P's command palette lists the slash commands here
-(`SlashCommandProvider`) next to Textual's own entries. The app drives the widgets through the
+(`SlashCommandProvider`) and jumps to sessions by title (`SessionJumpProvider`), next to Textual's
+own entries. Ctrl+F searches every session, F3 compares two sessions, F4 inspects a compression
+(the app's actions, `hermes_tui.app_navigation`). The app drives the widgets through the
 typed properties below; the widgets exist from construction, so they can be filled before the
 screen is first composed.
 """
@@ -26,6 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from hermes_tui.screens.command_palette import SlashCommandProvider
+from hermes_tui.screens.session_palette import SessionJumpProvider
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
@@ -43,11 +46,17 @@ class MainScreen(Screen[None]):
 
     AUTO_FOCUS = "PromptInput"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
-    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {SlashCommandProvider}
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
+        SlashCommandProvider,
+        SessionJumpProvider,
+    }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+b", "toggle_side_panel", "Side panel", id="toggle-side-panel"),
         Binding("f1", "show_help", "Help", id="help"),
         Binding("f2", "app.open_learning", "Memory & skills", show=False, id="learning"),
+        Binding("ctrl+f", "app.open_search", "Search", id="search"),
+        Binding("f3", "app.compare_sessions", "Compare", id="compare"),
+        Binding("f4", "app.inspect_compression", "Inspect compression", show=False, id="inspect-compression"),
         Binding("escape", "focus_prompt", "Back to the prompt", show=False, id="focus-prompt"),
         Binding("tab", "app.focus_next", "Next pane", show=False),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),

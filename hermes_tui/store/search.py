@@ -8,7 +8,8 @@ Up to RANK_PROBE_LIMIT matches are ranked by BM25; more than that are returned n
 ranks; `sort="newest"`/`"oldest"` order by insertion (rowid), which is Hermes's canonical order.
 
 CJK queries use the trigram index or a LIKE fallback (see fts_query; the fallback walks messages
-newest-first by id and stops after the page). Every hit carries
+newest-first by id and stops after the page). `search_lineages` groups the matches one row per
+lineage for the search screen (store.search_lineages). Every hit carries
 `context` (the previous and next message of the same session) and `lineage_root_id`. A query
 SQLite rejects even after sanitising returns [] — search never raises on user input. All the
 statements of one search run in a single hop to the reader thread.
@@ -18,15 +19,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from hermes_tui.store.base import StoreBase, escape_like
-from hermes_tui.store.codec import SENTINEL_SQL, clipped_content_sql, decode_content, flatten_text, truncate
+from hermes_tui.store.base import StoreBase
+from hermes_tui.store.codec import clipped_content_sql, decode_content, flatten_text, truncate
 from hermes_tui.store.connection import placeholders, tuples
-from hermes_tui.store.fts_query import plan_cjk_query, quote_all_terms, sanitize_fts5_query
 from hermes_tui.store.lineage_queries import ROOTS_SQL
-from hermes_tui.store.schema import FTS_TABLE, TRIGRAM_TABLE
+from hermes_tui.store.search_lineages import LineageSearch, LineageSearchOptions, run_lineage_search
+from hermes_tui.store.search_plan import SearchRequest, as_list, like_condition, plan_search, search_filters
 
 RANK_PROBE_LIMIT = 2000
 CONTEXT_CHARS = 200
@@ -85,14 +85,6 @@ FROM near JOIN messages m ON m.id = near.nid
 _FTS_QUERY_ERRORS = ("fts5", "syntax", "no such column", "unterminated", "unrecognized token")
 
 
-def _as_list(value: str | Sequence[str] | None) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return [str(v) for v in value if str(v).strip()]
-
-
 def like_snippet(text: str, terms: Sequence[str]) -> str:
     """Hermes's LIKE-path snippet: 120 characters starting 40 before the first matching term."""
     positions = [text.find(term) for term in terms if term and term in text]
@@ -104,23 +96,7 @@ def _clean_snippet(text: str | None) -> str:
     return (text or "").replace("\x00json:", "").replace("\x00", "").strip()
 
 
-@dataclass(frozen=True)
-class _Request:
-    """One search, fully decided before it goes to the reader thread."""
-
-    where: str
-    params: tuple[Any, ...]
-    page: tuple[int, int]
-    sort: str | None
-    include_inactive: bool
-    table: str = FTS_TABLE
-    matches: tuple[str, ...] = ()  # FTS expressions to try in order
-    like_terms: tuple[str, ...] = ()
-    like_connectors: tuple[str, ...] = ()
-    sources: tuple[str, ...] = ()  # the source filter: a search of no such session is empty at once
-
-
-def _fts_hits(conn: sqlite3.Connection, req: _Request) -> list[dict[str, Any]]:
+def _fts_hits(conn: sqlite3.Connection, req: SearchRequest) -> list[dict[str, Any]]:
     table = req.table
     for match in req.matches:
         try:
@@ -147,7 +123,7 @@ def _fts_hits(conn: sqlite3.Connection, req: _Request) -> list[dict[str, Any]]:
     return []
 
 
-def _like_hits(conn: sqlite3.Connection, req: _Request) -> list[dict[str, Any]]:
+def _like_hits(conn: sqlite3.Connection, req: SearchRequest) -> list[dict[str, Any]]:
     """Short CJK terms: a LIKE scan, newest first by message id.
 
     Ordering by id (insertion order, which is timestamp order up to clock skew between writers)
@@ -157,22 +133,11 @@ def _like_hits(conn: sqlite3.Connection, req: _Request) -> list[dict[str, Any]]:
     terms = req.like_terms
     if not terms:
         return []
-    sentinel = SENTINEL_SQL.format(column="m.content")
-    clause = (
-        "(m.content LIKE ? ESCAPE '\\' OR m.tool_name LIKE ? ESCAPE '\\' OR m.tool_calls LIKE ? ESCAPE '\\'"
-        f" OR ({sentinel} AND instr(CAST(m.content AS BLOB), CAST(? AS BLOB)) > 0))"
-    )
-    parts = [clause]
-    like_params: list[Any] = []
-    for index, term in enumerate(terms):
-        pattern = f"%{escape_like(term)}%"
-        like_params.extend((pattern, pattern, pattern, term))
-        if index:
-            parts.append(f" {req.like_connectors[index - 1]} {clause}")
+    condition, like_params = like_condition(terms, req.like_connectors)
     sql = (
         f"SELECT {_HIT_COLUMNS}, {clipped_content_sql('m.content', LIKE_SCAN_CHARS)}"
         f" FROM messages m JOIN sessions s ON s.id = m.session_id"
-        f" WHERE ({''.join(parts)}){req.where} ORDER BY m.id {'ASC' if req.sort == 'oldest' else 'DESC'}"
+        f" WHERE {condition}{req.where} ORDER BY m.id {'ASC' if req.sort == 'oldest' else 'DESC'}"
         " LIMIT ? OFFSET ?"
     )
     hits = []
@@ -214,7 +179,7 @@ def _attach_roots(conn: sqlite3.Connection, hits: list[dict[str, Any]]) -> None:
         del hit["parent_session_id"]
 
 
-def _run(conn: sqlite3.Connection, req: _Request) -> list[dict[str, Any]]:
+def _run(conn: sqlite3.Connection, req: SearchRequest) -> list[dict[str, Any]]:
     if req.sources and not tuples(
         conn, f"SELECT 1 FROM sessions WHERE source IN ({placeholders(req.sources)}) LIMIT 1", req.sources
     ):
@@ -237,9 +202,12 @@ class SearchMixin(StoreBase):
         offset: int = 0,
         sort: str | None = None,
         include_inactive: bool = False,
+        since: float | None = None,
+        until: float | None = None,
     ) -> list[dict[str, Any]]:
         """Messages matching `query`, each with snippet, context and lineage root (module docstring).
 
+        `since`/`until` (epoch seconds) keep messages with since <= timestamp < until.
         Hit keys: SEARCH_HIT_FIELDS. Raises ValueError only for an unknown `sort`.
         """
         query = (query or "").strip()
@@ -247,46 +215,52 @@ class SearchMixin(StoreBase):
             raise ValueError(f"unknown sort {sort!r} (use rank, newest or oldest)")
         if not query or not self.fts_available or limit <= 0:
             return []
-        where, params = _filters(source_filter, exclude_sources, role_filter, include_inactive)
-        base = {
-            "where": where,
-            "params": tuple(params),
-            "page": (int(limit), max(0, int(offset))),
-            "sort": sort,
-            "include_inactive": include_inactive,
-            "sources": tuple(_as_list(source_filter)),
-        }
-        plan = plan_cjk_query(query)
-        if plan is not None and not (plan.use_trigram and self.trigram_available):
-            if not plan.terms:
-                return []
-            req = _Request(**base, like_terms=plan.terms, like_connectors=plan.connectors)
-        elif plan is not None:
-            req = _Request(**base, table=TRIGRAM_TABLE, matches=(plan.trigram_query,))
-        else:
-            candidates = [m for m in (sanitize_fts5_query(query), quote_all_terms(query)) if m]
-            if not candidates:
-                return []
-            req = _Request(**base, matches=tuple(dict.fromkeys(candidates)))
+        where, params = search_filters(
+            source_filter, exclude_sources, role_filter, include_inactive, since=since, until=until
+        )
+        req = plan_search(
+            query,
+            where=where,
+            params=params,
+            page=(int(limit), max(0, int(offset))),
+            sort=sort,
+            include_inactive=include_inactive,
+            trigram_available=self.trigram_available,
+            sources=tuple(as_list(source_filter)),
+        )
+        if req is None:
+            return []
         return await self._conns.read(lambda conn: _run(conn, req))
 
+    async def search_lineages(
+        self,
+        query: str,
+        *,
+        source_filter: str | Sequence[str] | None = None,
+        role_filter: str | Sequence[str] | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        options: LineageSearchOptions | None = None,
+    ) -> LineageSearch:
+        """Matches of `query` grouped one row per lineage, newest first (`store.search_lineages`).
 
-def _filters(
-    source_filter: str | Sequence[str] | None,
-    exclude_sources: Sequence[str] | None,
-    role_filter: str | Sequence[str] | None,
-    include_inactive: bool,
-) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    if not include_inactive:
-        clauses.append("m.active = 1")
-    for column, values, negate in (
-        ("s.source", _as_list(source_filter), False),
-        ("s.source", _as_list(exclude_sources), True),
-        ("m.role", _as_list(role_filter), False),
-    ):
-        if values:
-            clauses.append(f"{column} {'NOT IN' if negate else 'IN'} ({placeholders(values)})")
-            params.extend(values)
-    return (" AND " + " AND ".join(clauses)) if clauses else "", params
+        Never raises on user input: a query with nothing searchable gives an empty answer, one
+        SQLite rejects in every form an answer with `query_error` set.
+        """
+        query = (query or "").strip()
+        if not query or not self.fts_available:
+            return LineageSearch()
+        where, params = search_filters(source_filter, None, role_filter, False, since=since, until=until)
+        req = plan_search(
+            query,
+            where=where,
+            params=params,
+            page=(0, 0),
+            sort="newest",
+            include_inactive=False,
+            trigram_available=self.trigram_available,
+        )
+        if req is None:
+            return LineageSearch()
+        chosen = options or LineageSearchOptions()
+        return await self._conns.read(lambda conn: run_lineage_search(conn, req, chosen))

@@ -386,6 +386,32 @@ class ConversationView(VerticalScroll):
         bottom = max(child.region.bottom + child.styles.margin.bottom for child in shown)
         return bottom - top
 
+    def reveal_item(self, index: int) -> AwaitComplete:
+        """Show the item at `index`, however far back, scrolled into view and marked (class "-marked")."""
+        return AwaitComplete(self._reveal(index))
+
+    async def _reveal(self, index: int) -> None:
+        async with self._window_lock:
+            if not 0 <= index < len(self._window.items):
+                return
+            self._window.rebuilding = True
+            try:
+                self._rows = {}
+                rows = self._build_rows(self._window.reset_around(index))
+                with self.app.batch_update():
+                    await self.remove_children(self.mounted_rows)
+                    self._sync_boundaries()
+                    await self.mount_all(rows, before=self._later)
+            finally:
+                self._window.rebuilding = False
+            self.release_anchor()
+            for row in self.query(".-marked"):
+                row.remove_class("-marked")
+            target = self._rows.get(self._window.items[index].key)
+            if target is not None:
+                target.add_class("-marked")
+                self.call_after_refresh(self._keep_in_view, target, True)
+
     def jump_to_latest(self) -> AwaitComplete:
         """Show the newest messages again (after browsing back) and follow the bottom."""
         if self._window.rebuilding:

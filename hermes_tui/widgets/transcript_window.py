@@ -159,6 +159,14 @@ class TranscriptWindow:
         self.first = self._first_within(max(0, self.end - self.history_window), self.end, self.page_budget)
         return self.shown
 
+    def reset_around(self, index: int) -> list[TranscriptItem]:
+        """Show up to `history_window` items with `index` a third of the way down; returns them."""
+        index = max(0, min(index, len(self.items) - 1))
+        self.first = max(0, index - self.history_window // 3)
+        self.end = min(len(self.items), self.first + self.history_window)
+        self.first = max(0, min(self.first, self.end - self.history_window))
+        return self.shown
+
     def drop_above(self, new_first: int) -> list[TranscriptItem]:
         """Move the top of the window down to `new_first`; returns the items that left it."""
         if new_first <= self.first:

@@ -53,12 +53,29 @@ async def opens_the_command_palette(pilot, app: HermesApp, key: str) -> None:
     await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), 5, "the command palette")
 
 
+async def opens_the_search(pilot, app: HermesApp, key: str) -> None:
+    from hermes_tui.screens.search import SearchScreen
+
+    await pilot.press(key)
+    await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen), 5, "the search screen")
+    assert app.screen.focused is app.screen.query_one("#search-input")  # typing searches at once
+
+
+async def asks_what_to_compare_with(pilot, app: HermesApp, key: str) -> None:
+    from hermes_tui.screens.session_picker import SessionPickerScreen
+
+    await pilot.press(key)
+    await wait_until(pilot, lambda: isinstance(app.screen, SessionPickerScreen), 5, "the session picker")
+
+
 EFFECTS: dict[str, Callable[..., Awaitable[None]]] = {
     "Interrupt/Quit": interrupts_or_quits,
     "Side panel": toggles_the_side_panel,
     "Help": opens_the_help,
     "Quit": quits,
     "Command palette": opens_the_command_palette,
+    "Search": opens_the_search,
+    "Compare": asks_what_to_compare_with,
 }
 
 

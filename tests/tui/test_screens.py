@@ -115,7 +115,7 @@ async def test_f1_opens_help_and_escape_closes_it() -> None:
 
 async def test_help_lists_every_slash_command_and_the_ctrl_c_ladder() -> None:
     app = MainHost()
-    async with app.run_test(size=(110, 60)) as pilot:
+    async with app.run_test(size=(110, 72)) as pilot:
         await pilot.pause()
         app.push_screen(HelpScreen())
         await pilot.pause()
@@ -124,7 +124,7 @@ async def test_help_lists_every_slash_command_and_the_ctrl_c_ladder() -> None:
             assert command.usage in text and command.help in text
             for alias in command.aliases:
                 assert f"/{alias}" in text
-        assert "/search" not in text  # the core has no such command, so the help must not offer it
+        assert "Ctrl+F" in text and "F3" in text and "F4" in text  # search, compare, inspect
         assert "clears the input; with an empty prompt interrupts a streaming turn;" in text
         assert "Ctrl+Q" in text and "Ctrl+B" in text
 

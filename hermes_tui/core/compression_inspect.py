@@ -1,0 +1,236 @@
+"""What one compression did, read back from state.db for the compression inspector.
+
+A compression ends the parent session and starts a child with the compressed history (reference
+§5); the parent keeps every message it had. `inspect_compression(db, child_id)` puts together:
+the record the orchestrator wrote (`state_meta["compression:<child id>"]`: reason, focus topic,
+tokens before and after, how many messages were summarised, whether the fallback summary was
+used), the summary itself (the child's handoff message), and the parent messages it replaced —
+those after the verbatim head both histories start with, `dropped_count` of them (or, for a
+compression without a record, e.g. one Hermes made, everything up to the verbatim tail).
+`compression_at_or_above(db, session_id)` finds the compression a session's summary comes from
+(itself or its nearest ancestor that is a compression continuation). `reinjection_note` is the
+quoted user note that brings a summarised message back into the current context.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hermes_tui.core.branch_compare import common_prefix, message_signature
+from hermes_tui.core.context.markers import split_summary_message
+from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
+from hermes_tui.core.messages import Message, content_text
+from hermes_tui.store.models import is_summary_text
+
+if TYPE_CHECKING:
+    from hermes_tui.store.db import SessionDB
+
+RECORD_PREFIX = "compression:"
+QUOTE_LIMIT = 12_000
+
+
+class InspectError(Exception):
+    """Nothing to inspect (no such session, no compression); one clear line."""
+
+
+@dataclass(frozen=True)
+class SummarisedMessage:
+    index: int  # position in the parent's history
+    role: str
+    text: str
+    message_id: int | None
+    tool_calls: int
+
+
+@dataclass(frozen=True)
+class CompressionDetails:
+    child_id: str
+    parent_id: str
+    child_title: str | None
+    parent_title: str | None
+    recorded: bool  # False: no record (a compression Hermes made); figures are estimated
+    reason: str | None
+    focus_topic: str | None
+    tokens_before: int
+    tokens_after: int
+    messages_before: int
+    messages_after: int
+    fallback_used: bool | None  # None: unknown (no record)
+    summary_error: str | None
+    at: float | None
+    summary: str  # the handoff summary's body ("" when the child has none)
+    summarised: tuple[SummarisedMessage, ...]
+
+    @property
+    def saved_percent(self) -> int:
+        if not self.tokens_before:
+            return 0
+        return int((self.tokens_before - self.tokens_after) * 100 / self.tokens_before)
+
+
+def read_record(raw: str | None) -> dict[str, Any] | None:
+    """The stored record as a dict, or None when missing or damaged."""
+    if not raw:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def summarised_span(parent: list[Message], child: list[Message], dropped: int | None) -> tuple[int, int]:
+    """[start, end) of the parent messages the child's summary replaced.
+
+    The head both histories start with is verbatim; the summary takes the next `dropped`
+    messages. Without a count, everything up to the tail both histories end with (the first tail
+    message may carry the summary in front of its own text).
+    """
+    start = common_prefix(parent, child)
+    if dropped is not None and dropped >= 0:
+        return start, min(len(parent), start + dropped)
+    tail = 0
+    while tail < len(parent) - start and tail < len(child) - start:
+        kept, copy = parent[-1 - tail], child[-1 - tail]
+        if message_signature(kept) != message_signature(copy) and not _merged_into(copy, kept):
+            break
+        tail += 1
+    return start, len(parent) - tail
+
+
+def _merged_into(copy: Message, kept: Message) -> bool:
+    """Is `copy` the kept message with the summary prepended (the role rule can merge the two)?"""
+    text = content_text(copy.get("content"))
+    if copy.get("role") != kept.get("role") or not is_summary_text(text):
+        return False
+    return split_summary_message(text)[1] == content_text(kept.get("content")).strip()
+
+
+def summary_body(child: list[Message]) -> str:
+    """The summary text of the child's handoff message ("" when there is none)."""
+    for message in child:
+        text = content_text(message.get("content"))
+        if is_summary_text(text):
+            return split_summary_message(text)[0]
+    return ""
+
+
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+async def _history(db: SessionDB, session_id: str) -> list[Message]:
+    return [m for m in await db.get_messages_as_conversation(session_id) if m.get("role") != "session_meta"]
+
+
+async def inspect_compression(db: SessionDB, child_id: str) -> CompressionDetails:
+    """The details of the compression that started `child_id`. Raises InspectError."""
+    child_row = await db.get_session(child_id)
+    if child_row is None:
+        raise InspectError(f"no session {child_id}")
+    parent_id = child_row.get("parent_session_id")
+    record = read_record(await db.get_meta(RECORD_PREFIX + child_id))
+    if not parent_id:
+        raise InspectError(f"session {child_id} has no parent: it was not made by a compression")
+    parent_row = await db.get_session(parent_id) or {}
+    if record is None and parent_row.get("end_reason") != "compression":
+        raise InspectError(f"session {child_id} was not made by a compression")
+    parent = await _history(db, parent_id)
+    child = await _history(db, child_id)
+    dropped = _int(record.get("dropped_count"), -1) if record else -1
+    start, end = summarised_span(parent, child, dropped if dropped >= 0 else None)
+    summarised = tuple(
+        SummarisedMessage(
+            index,
+            str(parent[index].get("role") or ""),
+            content_text(parent[index].get("content")),
+            parent[index].get("_db_id"),
+            len(parent[index].get("tool_calls") or []),
+        )
+        for index in range(start, end)
+    )
+    estimate_before = estimate_messages_tokens_rough(parent)
+    estimate_after = estimate_messages_tokens_rough(child)
+    at = record.get("at") if record else None
+    return CompressionDetails(
+        child_id=child_id,
+        parent_id=parent_id,
+        child_title=child_row.get("title"),
+        parent_title=parent_row.get("title"),
+        recorded=record is not None,
+        reason=str(record.get("reason")) if record and record.get("reason") else None,
+        focus_topic=str(record.get("focus_topic")) if record and record.get("focus_topic") else None,
+        tokens_before=_int(record.get("tokens_before"), estimate_before) if record else estimate_before,
+        tokens_after=_int(record.get("tokens_after"), estimate_after) if record else estimate_after,
+        messages_before=_int(record.get("messages_before"), len(parent)) if record else len(parent),
+        messages_after=_int(record.get("messages_after"), len(child)) if record else len(child),
+        fallback_used=bool(record.get("fallback_used")) if record else None,
+        summary_error=str(record.get("summary_error")) if record and record.get("summary_error") else None,
+        at=float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None,
+        summary=summary_body(child),
+        summarised=summarised,
+    )
+
+
+def _continues_by_compression(parent: dict[str, Any], child: dict[str, Any]) -> bool:
+    ended = parent.get("ended_at")
+    return (
+        parent.get("end_reason") == "compression"
+        and ended is not None
+        and float(child.get("started_at") or 0) >= float(ended)
+    )
+
+
+async def compression_at_or_above(db: SessionDB, session_id: str) -> str | None:
+    """The child id of the compression whose summary `session_id` carries: itself when it is a
+    compression continuation, else its nearest such ancestor (a branch keeps its parent's summary)."""
+    chain = await db.lineage_chain(session_id)
+    for position in range(len(chain) - 1, 0, -1):
+        child_id = chain[position]
+        if read_record(await db.get_meta(RECORD_PREFIX + child_id)) is not None:
+            return child_id
+        child = await db.get_session(child_id)
+        parent = await db.get_session(chain[position - 1])
+        if child is not None and parent is not None and _continues_by_compression(parent, child):
+            return child_id
+    return None
+
+
+def reinjection_note(message: SummarisedMessage, parent_id: str) -> str:
+    """A user note quoting a summarised message, so the model sees it again verbatim."""
+    text = message.text.strip() or "(no text)"
+    if len(text) > QUOTE_LIMIT:
+        text = text[:QUOTE_LIMIT] + "\n…(cut)"
+    quoted = "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
+    return (
+        f"For reference, here is a {message.role} message from earlier in this conversation "
+        f"(it was summarised when session {parent_id} was compressed), quoted verbatim:\n\n{quoted}"
+    )
+
+
+def details_text(details: CompressionDetails, max_messages: int = 30) -> str:
+    """The details as plain lines (what /inspect prints headless)."""
+    estimated = "" if details.recorded else " (estimated: no record, made outside hermes-tui)"
+    fallback = {None: "unknown", True: "yes — the summary model was unavailable", False: "no"}[details.fallback_used]
+    lines = [
+        f"Compression {details.parent_id} → {details.child_id}"
+        + (f" “{details.child_title}”" if details.child_title else ""),
+        f"Reason: {details.reason or 'unknown'} · focus: {details.focus_topic or '(none)'}",
+        f"Tokens: ~{details.tokens_before:,} → ~{details.tokens_after:,} ({details.saved_percent}% saved){estimated}",
+        f"Messages: {details.messages_before} → {details.messages_after}; {len(details.summarised)} summarised",
+        f"Fallback summary: {fallback}" + (f" ({details.summary_error})" if details.summary_error else ""),
+        "",
+        "Summary:",
+        *(f"  {line}" for line in (details.summary or "(no summary message found in the child)").splitlines()),
+        "",
+        "Summarised messages:",
+    ]
+    for message in details.summarised[:max_messages]:
+        text = " ".join(message.text.split())
+        calls = f" [{message.tool_calls} tool call(s)]" if message.tool_calls else ""
+        lines.append(f"  #{message.index + 1} {message.role}{calls}: {text[:160]}{'…' if len(text) > 160 else ''}")
+    if len(details.summarised) > max_messages:
+        lines.append(f"  … {len(details.summarised) - max_messages} more")
+    return "\n".join(lines)

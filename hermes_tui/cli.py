@@ -367,6 +367,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("hermes-tui: interrupted", file=sys.stderr)
         return exit_codes.INTERRUPTED
+    finally:
+        _stop_leftover_connections()
+
+
+def _stop_leftover_connections() -> None:
+    """A connection some path forgot to close must not keep the process alive at exit."""
+    if "hermes_tui.store.connection" in sys.modules:
+        sys.modules["hermes_tui.store.connection"].stop_leftover_connections()
 
 
 if __name__ == "__main__":

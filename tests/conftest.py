@@ -5,7 +5,10 @@ Test modules keep their own specialised fixtures; this file holds only what ever
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -48,3 +51,30 @@ def hermes_fixture_db(tmp_path: Path) -> Path:
     target.parent.mkdir()
     shutil.copyfile(source, target)
     return target
+
+
+_session_status: dict[str, int] = {}
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A test that failed before closing its database must not hang the run at exit."""
+    from hermes_tui.store.connection import stop_leftover_connections
+
+    _session_status["exit"] = int(exitstatus)
+    leftover = stop_leftover_connections()
+    if leftover:
+        print(f"\nconftest: stopped {leftover} database connection(s) a test left open", file=sys.stderr)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Last resort: report any other non-daemon thread still running and exit anyway."""
+    stuck = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    for thread in stuck:
+        thread.join(timeout=2.0)
+    stuck = [t for t in stuck if t.is_alive()]
+    if stuck:
+        names = ", ".join(t.name for t in stuck)
+        print(f"\nconftest: threads still running at exit ({names}); exiting without waiting", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_session_status.get("exit", 1) or 1)

@@ -10,6 +10,9 @@ aiosqlite thread (through `Connection._execute`, the primitive aiosqlite's own m
 work with): one thread hop instead of one per statement.
 A read-only open (`read_only=True`, for the read commands in a home we cannot write) has only
 the reader: no schema work, no checkpoints, and writes raise `StoreError`.
+Every connection opened here is remembered weakly: `stop_leftover_connections` ends the worker
+threads of any left open, so a missed `close()` can never keep the process from exiting
+(aiosqlite's worker threads are not daemons).
 SQLite failures leave this module as `StoreError`, one line naming the file.
 """
 
@@ -21,6 +24,7 @@ import os
 import random
 import sqlite3
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -215,8 +219,44 @@ def _has_table(conn: sqlite3.Connection, name: str = "schema_version") -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
+_OPENED: weakref.WeakSet[aiosqlite.Connection] = weakref.WeakSet()
+
+
+def stop_leftover_connections() -> int:
+    """Stop the worker thread of every connection still open; returns how many there were.
+
+    For process exit only (the CLI's last step, the test session's end): the connections' SQLite
+    handles are closed on their own threads, without an event loop.
+    """
+    leftover = [conn for conn in list(_OPENED) if getattr(conn, "_connection", None) is not None]
+    for conn in leftover:
+        # aiosqlite's own `stop()` wants an event loop for its future; at exit there may be none,
+        # so the same close-then-stop step is queued here without one.
+        conn._running = False
+        conn._tx.put_nowait((None, _close_and_stop(conn)))
+    for conn in leftover:
+        conn._thread.join(timeout=2.0)
+    return len(leftover)
+
+
+def _close_and_stop(conn: aiosqlite.Connection) -> Callable[[], Any]:
+    def close() -> Any:
+        if conn._connection is not None:
+            conn._connection.close()
+            conn._connection = None
+        return aiosqlite.core._STOP_RUNNING_SENTINEL
+
+    return close
+
+
+async def _open(database: str | Path, **kwargs: Any) -> aiosqlite.Connection:
+    conn = await aiosqlite.connect(database, **kwargs)
+    _OPENED.add(conn)
+    return conn
+
+
 async def _connect(path: Path, *, read_only: bool) -> aiosqlite.Connection:
-    conn = await aiosqlite.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    conn = await _open(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     conn.row_factory = sqlite3.Row
     await conn.execute("PRAGMA foreign_keys=ON")
     if read_only:
@@ -274,7 +314,7 @@ class StoreConnections:
     async def _open_read_only(cls, path: Path) -> StoreConnections:
         schema, mode, uri = await asyncio.to_thread(_inspect_read_only, path)
         try:
-            reader = await aiosqlite.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            reader = await _open(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             reader.row_factory = sqlite3.Row
             await reader.execute("PRAGMA query_only=ON")
         except sqlite3.Error as exc:

@@ -16,7 +16,7 @@ other call gets an error result naming the tool. Shell-command approval always a
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,12 @@ class ForkSession:
     async def flush(self, messages: list[Message] | None = None) -> None:
         """Nowhere to flush: the fork's messages stay in memory."""
 
+    async def save_partial(self, snapshot: Callable[[], tuple[list[Message], str] | None]) -> None:
+        """A fork's streamed text is never saved: it has no transcript to lose."""
+
+    async def discard_partial(self) -> None:
+        """Nothing was saved, so nothing to discard."""
+
     async def prompt(self) -> str:
         return self._system_prompt
 
@@ -95,6 +101,12 @@ class ForkMeter:
     @property
     def last_prompt_tokens(self) -> int:
         return self._last_prompt
+
+    async def prepare(self, messages: Sequence[Message] | None = None) -> None:
+        """The fork sizes its small requests on the spot."""
+
+    def use_window(self, window: int, known: bool) -> None:
+        self._context_length = window
 
     def estimate(self, messages: Sequence[Message] | None = None) -> int:
         return self._ledger.rough_request_tokens(list(messages or []), self._system_prompt, self._tool_schemas)

@@ -182,12 +182,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("history", "/history", "show this session's turns", _history),
     Command("undo", "/undo [N]", "remove the last N turns (text returns to the input)", _undo),
     Command("retry", "/retry", "re-send the last message", _retry),
+    Command("compress", "/compress [focus|here [N]|preview]", "summarise earlier turns now", _compress),
     Command("search", "/search [words]", "search every session's messages (role: since: filters)", _search),
     Command("compare", "/compare [a [b]]", "compare two sessions turn by turn (default: the parent)", _compare),
     Command("inspect", "/inspect [session]", "what a compression summarised", _inspect),
     Command("memory", "/memory", "what the agent remembers (MEMORY.md, USER.md)", _memory),
     Command("skills", "/skills", "the skills the agent has saved", _skills),
-    Command("compress", "/compress [focus|here [N]|preview]", "summarise earlier turns now", _compress),
     Command("usage", "/usage", "token usage and context size", _usage, while_busy=True),
     Command("status", "/status", "session, model, context, queue and goal at a glance", power.status, while_busy=True),
     Command(

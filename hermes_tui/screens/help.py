@@ -4,7 +4,8 @@ Nothing here is typed by hand: the keys come from the Binding objects (`hermes_t
 app's, those of the screens under this one, the widgets'), their longer notes (the Ctrl-C ladder)
 from the bindings' tooltips, and the commands, with their aliases, from the core's registry
 (`hermes_tui.slash_commands`) — the same list the prompt completes and the command palette
-offers. Esc (or F1, or q) closes it.
+offers. On a terminal at least 140 columns wide the commands and the keys stand side by side.
+Esc (or F1, or q) closes it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from hermes_tui.slash_commands import SlashCommand, slash_commands
 SECTION_STYLE = "bold"
 SECTION_TITLE_STYLE = "italic"
 NOTE_STYLE = "dim"
+WIDE_HELP_COLUMNS = 140  # from this terminal width the two lists stand side by side
 
 
 def _table(first_column_width: int = 0) -> Table:
@@ -75,6 +77,17 @@ class HelpScreen(ModalScreen[None]):
             screens_below = [type(screen) for screen in self.app.screen_stack if screen is not self]
             keymap = getattr(self.app, "applied_keymap", None)  # config.toml's [keymap], as the app uses it
             yield Static(keys_renderable(key_sections(screens_below, keymap)), id="help-keys")
+
+    def on_mount(self) -> None:
+        self._fit_columns()
+        self.query_one("#help-dialog").focus()  # arrows, PgUp/PgDn, Home/End scroll it at once
+
+    def on_resize(self) -> None:
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Commands and keys side by side when the terminal is wide enough, one above the other otherwise."""
+        self.query_one("#help-dialog").set_class(self.app.size.width >= WIDE_HELP_COLUMNS, "-wide")
 
     def _close_hint(self) -> str:
         shown = [binding for binding in Binding.make_bindings(self.BINDINGS) if binding.show]

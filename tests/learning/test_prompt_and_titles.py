@@ -162,8 +162,8 @@ async def test_an_untitled_session_gets_a_title_and_its_compression_child_is_num
     assert ev.TitleChanged(result.session_id, title) in log
     title_request = server.requests[1].body["messages"][-1]["content"]
     assert "How should cache invalidation work here?" in title_request and "3 to 7 words" in title_request
-    for index in range(5):
-        server.enqueue(Reply(text=f"more {index}"))
+    for index in range(5):  # answers long enough that summarising them saves tokens (the no-op rule)
+        server.enqueue(Reply(text=f"more {index}: " + "the cache keeps entries until their source changes. " * 40))
         await agent.run_conversation(f"more {index}")
     assert len(server.requests) == 7  # titles are only proposed while the session is young
     server.enqueue(Reply(text="## Active Task\nUser asked: 'go'\n## Goal\nGo."))

@@ -92,8 +92,8 @@ async def test_a_provider_hears_memory_writes_and_its_tool_runs(tmp_path: Path, 
 
 async def test_pre_compress_notes_reach_the_summary_prompt(tmp_path: Path, server: FakeLLMServer) -> None:
     agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=with_provider(SPY))
-    for index in range(6):
-        server.enqueue(Reply(text=f"answer {index}"))
+    for index in range(6):  # answers long enough that summarising them saves tokens (the no-op rule)
+        server.enqueue(Reply(text=f"answer {index}: " + "deploys go out after the tests pass. " * 40))
         await agent.run_conversation(f"question {index}")
     server.enqueue(Reply(text=SUMMARY))
     await agent.compress("")

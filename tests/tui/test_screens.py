@@ -19,7 +19,7 @@ from hermes_tui.widgets.review_log import ReviewLog
 from hermes_tui.widgets.status_bar import StatusBar
 from hermes_tui.widgets.token_gauge import TokenGauge
 
-from .helpers import fixed_epoch_clock, fixed_wall_clock, screen_text, wait_until
+from .helpers import fixed_epoch_clock, fixed_wall_clock, screen_text, wait_until, widget_text
 from .sample_data import AUTH_3, budget, sample_lineage
 
 
@@ -102,20 +102,42 @@ async def test_at_80_by_24_every_pane_is_still_on_screen() -> None:
 
 async def test_f1_opens_help_and_escape_closes_it() -> None:
     app = MainHost()
-    async with app.run_test(size=(100, 60)) as pilot:  # tall enough for every command and the first keys
+    async with app.run_test(size=(150, 44)) as pilot:  # wide: commands and keys side by side
         await pilot.pause()
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")
         await pilot.pause()
-        text = screen_text(app)
-        assert "twice within 2 s quits" in text
+        keys = " ".join(widget_text(app, app.screen.query_one("#help-keys")).split())
+        assert "pressed twice within 2 s quits" in keys  # beside the commands, no scrolling
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen), what="back to the main screen")
 
 
+async def test_on_a_narrow_terminal_the_help_scrolls_down_to_the_keys() -> None:
+    app = MainHost()
+    async with app.run_test(size=(90, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")
+        await pilot.pause()
+
+        def ladder_shown() -> bool:
+            return "pressed twice within 2 s quits" in " ".join(screen_text(app).split())
+
+        assert not ladder_shown()  # below the commands
+        for _ in range(6):  # the keyboard scrolls the help: page down to the keys
+            await pilot.press("pagedown")
+            await pilot.pause()
+            if ladder_shown():
+                break
+        assert ladder_shown()
+        await pilot.press("end")
+        await wait_until(pilot, lambda: "When a command needs approval" in screen_text(app), what="the last keys")
+
+
 async def test_help_lists_every_slash_command_and_the_ctrl_c_ladder() -> None:
     app = MainHost()
-    async with app.run_test(size=(110, 72)) as pilot:
+    async with app.run_test(size=(110, 100)) as pilot:  # one above the other, tall enough for all
         await pilot.pause()
         app.push_screen(HelpScreen())
         await pilot.pause()

@@ -121,6 +121,9 @@ class ForkMeter:
     def lower_window(self, limit: int) -> bool:
         return False
 
+    def end_turn(self) -> None:
+        """No outlook to tell: the fork's context sizes are nobody's gauge."""
+
 
 @dataclasses.dataclass
 class _NoResult:

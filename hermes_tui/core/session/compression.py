@@ -149,7 +149,8 @@ class CompressionOrchestrator:
         old_id = self._session.id
         tail = keep_tail or []
         tokens_before = approx_tokens or self._meter.estimate(messages)
-        check = self.preview(messages, tail, focus_topic=focus_topic)
+        # the no-op check plans the compression: in a worker for a long history (as the compression itself)
+        check = await off_loop(self.preview, messages, tail, focus_topic=focus_topic, size=len(messages) + len(tail))
         if check.summarised_count and not check.would_compress:  # (no middle at all: the compressor says so)
             return self._not_applied(messages, tail, check.reason, reason, tokens_before, old_id)
         self._events.status(COMPACTING_STATUS)
@@ -198,8 +199,11 @@ class CompressionOrchestrator:
             if not outcome.changed:
                 self._events.review("compression", "Nothing to compress — the conversation is too short")
                 return unchanged("nothing to compress", aborted=False)
-            before = self._meter.estimate_uncached([*messages, *tail])
-            after = self._meter.estimate_uncached(self._result_list(outcome, tail))
+            result_list = self._result_list(outcome, tail)
+            before, after = await off_loop(
+                lambda: (self._meter.estimate_uncached([*messages, *tail]), self._meter.estimate_uncached(result_list)),
+                size=len(messages) + len(tail),
+            )
             if no_gain(before, after):
                 self._compressor.discard_last_compression(previous_summary)
                 why = no_gain_reason(before, after, estimated=False)

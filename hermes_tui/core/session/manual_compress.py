@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hermes_tui.core.context.offload import off_loop
 from hermes_tui.core.messages import Message
 from hermes_tui.core.session.compression import CompressionOrchestrator
 from hermes_tui.core.session.compression_check import CompressionPreview
@@ -97,7 +98,14 @@ async def compression_preview(
             request.keep_exchanges,
             reason=why,
         )
-    return compression.preview(head, tail, focus_topic=request.focus_topic, keep_exchanges=request.keep_exchanges)
+    return await off_loop(
+        compression.preview,
+        head,
+        tail,
+        focus_topic=request.focus_topic,
+        keep_exchanges=request.keep_exchanges,
+        size=len(head) + len(tail),
+    )
 
 
 async def manual_compress(

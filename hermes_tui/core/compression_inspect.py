@@ -14,7 +14,6 @@ quoted user note that brings a summarised message back into the current context.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from hermes_tui.core.branch_compare import common_prefix, message_signature
 from hermes_tui.core.context.markers import split_summary_message
 from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
 from hermes_tui.core.messages import Message, content_text
+from hermes_tui.store.codec import json_object
 from hermes_tui.store.models import is_summary_text
 
 if TYPE_CHECKING:
@@ -72,13 +72,7 @@ class CompressionDetails:
 
 def read_record(raw: str | None) -> dict[str, Any] | None:
     """The stored record as a dict, or None when missing or damaged."""
-    if not raw:
-        return None
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
+    return json_object(raw)
 
 
 def summarised_span(parent: list[Message], child: list[Message], dropped: int | None) -> tuple[int, int]:

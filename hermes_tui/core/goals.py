@@ -34,6 +34,7 @@ from hermes_tui.core import events as ev
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.providers.base import Provider
 from hermes_tui.core.session.live import SessionError
+from hermes_tui.store.codec import json_object
 from hermes_tui.store.models import EDGE_COMPRESSION
 
 if TYPE_CHECKING:
@@ -100,13 +101,8 @@ class GoalState:
     @classmethod
     def from_json(cls, raw: str | None) -> GoalState | None:
         """The stored goal, or None when `raw` is missing or not a goal (never raises)."""
-        if not raw:
-            return None
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            return None
-        if not isinstance(data, dict) or not isinstance(data.get("goal"), str) or not data["goal"].strip():
+        data = json_object(raw)
+        if data is None or not isinstance(data.get("goal"), str) or not data["goal"].strip():
             return None
         known = {name for name in cls.__dataclass_fields__ if name != "extra"}
 

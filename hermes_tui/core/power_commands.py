@@ -157,7 +157,7 @@ def _save_path(agent: Agent, args: str) -> tuple[Path, str]:
 
 
 async def save(agent: Agent, args: str) -> CommandResult:
-    from hermes_tui.store.export import build_export, render_json, render_jsonl, render_markdown
+    from hermes_tui.store.export import build_export, render_document
     from hermes_tui.store.file_modes import write_private_text
 
     if agent.db is None:
@@ -167,14 +167,8 @@ async def save(agent: Agent, args: str) -> CommandResult:
     path, fmt = _save_path(agent, args)
     await agent.session.flush()
     document = await build_export(agent.db, agent.session_id)
-    if fmt == "json":
-        text = render_json(document)
-    elif fmt == "jsonl":
-        text = "".join(render_jsonl(document))
-    else:
-        text = render_markdown(document)
     try:
-        write_private_text(path, text, exclusive=True)
+        write_private_text(path, render_document(document, fmt), exclusive=True)
     except FileExistsError:
         raise SessionError(f"{path} exists already — choose another name (nothing is overwritten)") from None
     except OSError as exc:

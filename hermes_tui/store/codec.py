@@ -76,6 +76,17 @@ def decode_json_field(stored: str | None) -> Any:
         return stored
 
 
+def json_object(stored: str | None) -> dict[str, Any] | None:
+    """A stored JSON object (a state_meta record), or None when it is missing, damaged or not an object."""
+    if not stored:
+        return None
+    try:
+        data = json.loads(stored)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def flatten_text(content: Any) -> str:
     """Searchable/displayable text of any content: list parts joined, images as a placeholder."""
     if content is None:

@@ -111,6 +111,15 @@ def render_jsonl(document: dict[str, Any]) -> Iterator[str]:
             yield (json.dumps({"type": "message", "session_id": session["id"], **message}, ensure_ascii=False) + "\n")
 
 
+def render_document(document: dict[str, Any], fmt: str) -> str:
+    """The whole document as one text in `fmt` (one of EXPORT_FORMATS), for writing to a file."""
+    if fmt == "json":
+        return render_json(document)
+    if fmt == "jsonl":
+        return "".join(render_jsonl(document))
+    return render_markdown(document)
+
+
 def _when(epoch: float | None) -> str:
     return datetime.fromtimestamp(epoch).strftime("%Y-%m-%d %H:%M") if epoch else "-"
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import events as ev
 from hermes_tui.core.emitter import Emitter
+from hermes_tui.core.judge_format import ANSWER_LABEL, JUDGE_TAG
 from hermes_tui.core.providers.base import Provider
 from hermes_tui.core.session.live import SessionError
 from hermes_tui.store.codec import json_object
@@ -58,7 +59,6 @@ CONTINUATION_PROMPT = (
     "Take the next concrete step toward this goal. When it is fully achieved, say so plainly and stop. "
     "When you cannot go on without the user, say what you need and stop."
 )
-JUDGE_TAG = "[GOAL JUDGE]"
 JUDGE_PROMPT = (
     JUDGE_TAG + " You decide whether an AI agent has reached the goal its user set. Read the goal and the "
     "agent's latest answer, then reply with exactly one line of JSON and nothing else:\n"
@@ -67,7 +67,7 @@ JUDGE_PROMPT = (
     "blocked: the agent cannot go on without the user (it asks for input, hit an error it cannot fix, "
     "or the goal is impossible).\n"
     "continue: there is a concrete next step the agent can take now. Choose this when unsure.\n\n"
-    "GOAL:\n{goal}\n\nLATEST ANSWER:\n{answer}\n"
+    "GOAL:\n{goal}\n\n" + ANSWER_LABEL + "\n{answer}\n"
 )
 
 

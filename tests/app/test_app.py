@@ -179,6 +179,23 @@ async def test_shell_command_asks_for_approval_in_a_modal(tmp_path: Path) -> Non
         assert "denied" in (tool.result or "").lower() and tool.tool_status == "error"
 
 
+async def test_ctrl_c_in_the_approval_modal_interrupts_and_the_tool_card_stops_running(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        await submit(pilot, app, "run echo never-run")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 10, "the approval modal")
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: not app.turn_running, 10, "the interrupt")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ApprovalScreen), 5, "the modal to close")
+        tool = [i for i in app.main.conversation.items if i.kind == KIND_TOOL][-1]
+        assert tool.tool_status != "running" and "never-run" not in (tool.result or "")
+        stored = db_rows(app, "select role from messages order by id")
+        assert stored[0] == ("user",) and ("tool",) in stored  # the open call was answered and saved
+        await pilot.press("h", "i")  # the prompt answers again
+        assert app.main.prompt.value == "hi"
+
+
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
 async def test_compression_updates_gauge_tree_and_review_log_live(tmp_path: Path, size: tuple[int, int]) -> None:
     # Answers with real content: summarising them makes the context smaller (a compression that would

@@ -250,7 +250,8 @@ class TurnRunner:
         events.review("info", "Turn interrupted — the partial answer was kept")
 
     def _answer_open_tool_calls(self) -> None:
-        """Give every unanswered tool call of the last assistant message an error result."""
+        """Give every unanswered tool call of the last assistant message an error result, and say so
+        (`ToolCallFinished`: a card that showed the call running — e.g. waiting for approval — settles)."""
         messages = self.state.messages
         for index in range(len(messages) - 1, -1, -1):
             message = messages[index]
@@ -264,6 +265,7 @@ class TurnRunner:
                         messages.append(
                             {"role": "tool", "content": INTERRUPTED_TOOL_RESULT, "tool_call_id": cid, "tool_name": name}
                         )
+                        self.deps.events.emit(ev.ToolCallFinished(cid, name, INTERRUPTED_TOOL_RESULT, True, 0.0))
                 return
             if message.get("role") == "user":
                 return

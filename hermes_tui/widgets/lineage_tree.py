@@ -308,6 +308,10 @@ class LineageTree(Tree[LineageEntry]):
         """The node the tree holds for a session."""
         return self._sessions.get(session_id)
 
+    def children_of(self, session_id: str) -> list[LineageNode]:
+        """Every child the tree holds for a session (shown or not), oldest first."""
+        return list(self._children.get(session_id, ()))
+
     def upsert(self, node: LineageNode) -> None:
         """Add a session, or update what its row shows, without rebuilding the tree.
 

@@ -690,9 +690,9 @@ class LineageTree(Tree[LineageEntry]):
             label.stylize(style)
             return label
         noun = "msg" if session.message_count == 1 else "msgs"
-        archived = " · archived" if session.archived else ""
+        archived = "archived · " if session.archived else ""
         label.append(
-            f"  {short_session_id(session.id)} · {session.message_count} {noun} · {age}{archived}",
+            f"  {archived}{short_session_id(session.id)} · {session.message_count} {noun} · {age}",
             self._style("lineage-tree--meta"),
         )
         label.stylize(style)

@@ -26,7 +26,6 @@ from hermes_tui.text_safety import visible
 from hermes_tui.widgets.formatting import cut, format_age, format_tokens
 
 DEBOUNCE_S = 0.12
-MESSAGE_CHARS = 90  # of the first / last user message shown (about two lines of the panel)
 UNSAVED = "Not saved yet — its row is written with the first message."
 
 PreviewLoader = Callable[[str], Awaitable[SessionPreview | None]]
@@ -36,24 +35,27 @@ def _when(epoch: float, zone: tzinfo | None) -> str:
     return datetime.fromtimestamp(epoch, zone).strftime("%Y-%m-%d %H:%M")
 
 
-def preview_text(preview: SessionPreview, *, now: float, zone: tzinfo | None = None) -> Text:
-    """The panel's text for one session (every stored string shown as data)."""
+def preview_text(preview: SessionPreview, *, now: float, zone: tzinfo | None = None, width: int = 40) -> Text:
+    """The panel's text for one session (every stored string shown as data), most telling lines
+    first — on a short terminal the dates are what gets cut. User messages get two lines of `width`."""
     text = Text()
-    text.append(cut(visible(preview.title or "(untitled)"), 80), style="bold")
+    text.append(cut(visible(preview.title or "(untitled)"), max(8, width - 9)), style="bold")
     if preview.archived:
-        text.append("  archived", style="italic")
-    text.append(f"\nid {preview.id}\n", style="dim")
-    text.append(f"started {_when(preview.started_at, zone)}\n")
-    if preview.ended_at is not None:
-        reason = f" ({visible(preview.end_reason)})" if preview.end_reason else ""
-        text.append(f"ended   {_when(preview.ended_at, zone)}{reason}\n")
-    noun = "message" if preview.message_count == 1 else "messages"
-    text.append(f"active  {format_age(now - preview.last_active)} ago · {preview.message_count} {noun}\n")
-    text.append(f"tokens  {format_tokens(preview.input_tokens)} in · {format_tokens(preview.output_tokens)} out\n")
-    text.append(_chain_line(preview) + "\n")
+        text.append(" archived", style="italic")
+    text.append(f"\n{preview.id}\n", style="dim")
+    room = max(16, 2 * width - 10)
     for label, message in (("first", preview.first_user), ("last ", preview.last_user)):
         text.append(f"{label} ", style="dim")
-        text.append(f"“{cut(visible(message), MESSAGE_CHARS)}”\n" if message else "—\n")
+        text.append(f"“{cut(visible(message), room)}”\n" if message else "—\n")
+    noun = "msg" if preview.message_count == 1 else "msgs"
+    text.append(f"{preview.message_count} {noun} · ")
+    text.append(f"{format_tokens(preview.input_tokens)} in / {format_tokens(preview.output_tokens)} out tokens\n")
+    text.append(_chain_line(preview) + "\n")
+    text.append(f"active  {format_age(now - preview.last_active)} ago\n")
+    text.append(f"started {_when(preview.started_at, zone)}\n")
+    if preview.ended_at is not None:
+        reason = f" · {visible(preview.end_reason)}" if preview.end_reason else ""
+        text.append(f"ended   {_when(preview.ended_at, zone)}{reason}\n")
     text.rstrip()
     return text
 
@@ -61,10 +63,9 @@ def preview_text(preview: SessionPreview, *, now: float, zone: tzinfo | None = N
 def _chain_line(preview: SessionPreview) -> str:
     before, after = preview.compressions_before, preview.compressions_after
     if not before and not after:
-        return "no compression"
+        return "no compression in its chain"
     total = before + after
-    noun = "compression" if total == 1 else "compressions"
-    return f"#{before + 1} of {total + 1} in its chain ({total} {noun})"
+    return f"⇣ #{before + 1} of {total + 1} in its compression chain"
 
 
 class SessionPreviewPanel(Static):
@@ -122,7 +123,8 @@ class SessionPreviewPanel(Static):
         if preview is None:
             self.update(Text(visible(error or UNSAVED)))
             return
-        self.update(preview_text(preview, now=self.clock(), zone=self.zone))
+        width = self.content_region.width or 40
+        self.update(preview_text(preview, now=self.clock(), zone=self.zone, width=width))
 
     def refresh_preview(self) -> None:
         """Read the shown session again (after an action changed it)."""

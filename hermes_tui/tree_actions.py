@@ -12,7 +12,7 @@ The tree's keys post `LineageTree.ActionRequested(action, session_id)`; this mix
 - delete (d, Del): `DeleteScreen` says what goes and what happens to the children, then
   `SessionDB.delete_session`: its messages go, its children stay and become top-level sessions
   (their parent link is cleared, as pruning does). The session you are in is refused.
-- filter (/): the filter line above the tree.
+- filter (/): the filter line above the tree (the Sessions pane opens it itself).
 Each action updates the tree in place (`LineageSync`: one node read, or a removal) and the status bar.
 """
 
@@ -101,9 +101,6 @@ class TreeActionsMixin:
 
     async def on_lineage_tree_action_requested(self, message: LineageTree.ActionRequested) -> None:
         message.stop()
-        if message.action == "filter":
-            self.main.sessions_pane.open_filter()
-            return
         if self.agent is None or self.db is None:
             self.notify("The session database is not open yet.", severity="warning")
             return

@@ -78,6 +78,11 @@ class SessionsPane(Vertical):
             self.filter_input.display = False
         self.lineage.focus()
 
+    def on_lineage_tree_action_requested(self, event: LineageTree.ActionRequested) -> None:
+        if event.action == "filter":  # the pane's own: the other actions go on to the app
+            event.stop()
+            self.open_filter()
+
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input is not self.filter_input:
             return

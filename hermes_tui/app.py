@@ -44,6 +44,7 @@ from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.compress_preview import CompressPreviewScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
+from hermes_tui.tree_actions import TreeActionsMixin
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 from hermes_tui.widgets.review_log import ReviewLog
@@ -107,7 +108,7 @@ class CoreEvent(Message):
         self.event = event
 
 
-class HermesApp(NavigationMixin, App[int]):
+class HermesApp(NavigationMixin, TreeActionsMixin, App[int]):
     CSS_PATH = STYLES_PATH  # absolute, so subclasses defined anywhere find it
     TITLE = "hermes-tui"
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS  # F1 (help) is MainScreen's
@@ -206,6 +207,7 @@ class HermesApp(NavigationMixin, App[int]):
         self.main.gauge.budget = agent.budget()
         await self._load_review_history()
         await self.refresh_lineage()
+        self.wire_sessions_pane()
         self.ready.set()
         await self._warm_up_sdk()
         self.gc_pacer.start()  # after the imports: what start-up left alive is frozen

@@ -64,6 +64,10 @@ class LineageSync:
         if self.tree.current_id != current:
             self.tree.set_current(current)
 
+    def remove(self, session_id: str) -> None:
+        """A session was deleted: its row goes, its children become roots (nothing is read)."""
+        self.tree.remove(session_id)
+
     def retitle(self, session_id: str, title: str | None) -> None:
         """Show a session's new title (the event says it all: nothing is read)."""
         node = self.tree.session(session_id)

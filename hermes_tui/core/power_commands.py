@@ -141,9 +141,9 @@ async def clear(agent: Agent, args: str) -> CommandResult:
 # --------------------------------------------------------------------------- /save
 
 
-def _save_path(agent: Agent, args: str) -> tuple[Path, str]:
+def _save_path(agent: Agent, args: str, session_id: str) -> tuple[Path, str]:
     raw = args.strip()
-    path = Path(raw).expanduser() if raw else Path(f"hermes-{agent.session_id}.json")
+    path = Path(raw).expanduser() if raw else Path(f"hermes-{session_id}.json")
     if not path.is_absolute():
         path = agent.cwd / path
     fmt = SAVE_FORMATS.get(path.suffix.lower())
@@ -157,23 +157,35 @@ def _save_path(agent: Agent, args: str) -> tuple[Path, str]:
 
 
 async def save(agent: Agent, args: str) -> CommandResult:
+    if agent.db is None:
+        raise SessionError("nothing to save: no state.db is open")
+    if not agent.messages:
+        raise SessionError("nothing to save yet — send a message first")
+    return await export_session(agent, agent.session_id, args)
+
+
+async def export_session(agent: Agent, session_id: str, args: str = "") -> CommandResult:
+    """/save's export of any stored session (the Sessions tree's export key): to `args`, else
+    hermes-<id>.json in the working folder; never overwrites. The live session is flushed first."""
     from hermes_tui.store.export import build_export, render_document
     from hermes_tui.store.file_modes import write_private_text
 
     if agent.db is None:
         raise SessionError("nothing to save: no state.db is open")
-    if not agent.messages:
-        raise SessionError("nothing to save yet — send a message first")
-    path, fmt = _save_path(agent, args)
-    await agent.session.flush()
-    document = await build_export(agent.db, agent.session_id)
+    if session_id == agent.session_id:
+        await agent.session.flush()
+    document = await build_export(agent.db, session_id)
+    if not document["sessions"]:
+        raise SessionError(f"nothing to save: session {session_id} has no stored row yet")
+    path, fmt = _save_path(agent, args, session_id)
     try:
         write_private_text(path, render_document(document, fmt), exclusive=True)
     except FileExistsError:
         raise SessionError(f"{path} exists already — choose another name (nothing is overwritten)") from None
     except OSError as exc:
         raise SessionError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return CommandResult(f"Saved session {agent.session_id} ({len(agent.messages)} messages) to {path} (0600).")
+    count = len(document["sessions"][0].get("messages", []))
+    return CommandResult(f"Saved session {session_id} ({count} messages) to {path} (0600).")
 
 
 # --------------------------------------------------------------------------- /goal

@@ -2,7 +2,8 @@
 
 Layout: a status bar on top; "Conversation" (large, left) with the prompt under it (and, under the
 prompt, a line with what waits for the running agent: queued messages, /steer, /stop); a right column
-with "Sessions" (lineage tree), "Context" (token gauge) and "Review log"; a Footer with the keys.
+with "Sessions" (lineage tree, its filter line and the preview of the highlighted session:
+`SessionsPane`), "Context" (token gauge) and "Review log"; a Footer with the keys.
 The prompt has focus when the screen opens. Ctrl+B hides/shows the side panel (narrow terminals
 start with a slimmer column). Ctrl+P's command palette lists the slash commands here
 (`SlashCommandProvider`) and jumps to sessions by title (`SessionJumpProvider`), next to Textual's
@@ -34,6 +35,8 @@ from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 from hermes_tui.widgets.queue_line import QueueLine
 from hermes_tui.widgets.review_log import ReviewLog
+from hermes_tui.widgets.session_preview import SessionPreviewPanel
+from hermes_tui.widgets.sessions_pane import SessionsPane
 from hermes_tui.widgets.status_bar import StatusBar
 from hermes_tui.widgets.token_gauge import TokenGauge
 
@@ -46,6 +49,7 @@ class MainScreen(Screen[None]):
 
     AUTO_FOCUS = "PromptInput"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
         SlashCommandProvider,
         SessionJumpProvider,
@@ -86,6 +90,9 @@ class MainScreen(Screen[None]):
         self._queue_line = QueueLine(id="queue-line")
         self._lineage = LineageTree(id="lineage", clock=epoch_clock or time.time)
         self._lineage.border_title = "Sessions"
+        self._tree_preview = SessionPreviewPanel(id="tree-preview", clock=epoch_clock or time.time)
+        self._tree_preview.border_title = "Preview"
+        self._sessions_pane = SessionsPane(self._lineage, self._tree_preview, id="sessions-pane")
         self._gauge = TokenGauge(id="gauge")
         self._gauge.border_title = "Context"
         self._review_log = ReviewLog(id="review-log", clock=wall_clock)
@@ -99,7 +106,7 @@ class MainScreen(Screen[None]):
                 yield self._prompt
                 yield self._queue_line
             with Vertical(id="side-panel"):
-                yield self._lineage
+                yield self._sessions_pane
                 yield self._gauge
                 yield self._review_log
         yield Footer()
@@ -113,6 +120,14 @@ class MainScreen(Screen[None]):
     @property
     def lineage(self) -> LineageTree:
         return self._lineage
+
+    @property
+    def sessions_pane(self) -> SessionsPane:
+        return self._sessions_pane
+
+    @property
+    def tree_preview(self) -> SessionPreviewPanel:
+        return self._tree_preview
 
     @property
     def gauge(self) -> TokenGauge:

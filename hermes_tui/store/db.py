@@ -4,8 +4,8 @@ It is composed of small parts, one job each: sessions.py (session rows, state_me
 (the edge kind and branch point recorded for each child we create), insights.py (usage over time),
 messages.py (message rows, conversation restore, rewind), titles.py, lineage.py (tips,
 resolution, tree), listing.py (`list_sessions_rich`), search.py (FTS), locks.py (compression
-lock), views.py (message windows around an anchor), maintenance.py (prune/vacuum/FTS
-optimize). connection.py owns the SQLite connections,
+lock), views.py (message windows around an anchor), preview.py (what the tree previews of a
+session), maintenance.py (prune/vacuum/FTS optimize). connection.py owns the SQLite connections,
 schema.py the v14 schema. All methods are async; open with `await SessionDB.open(path)`.
 """
 
@@ -23,6 +23,7 @@ from hermes_tui.store.listing import ListingMixin
 from hermes_tui.store.locks import LocksMixin
 from hermes_tui.store.maintenance import MaintenanceMixin
 from hermes_tui.store.messages import MessagesMixin
+from hermes_tui.store.preview import PreviewMixin
 from hermes_tui.store.schema import SCHEMA_VERSION
 from hermes_tui.store.search import SearchMixin
 from hermes_tui.store.titles import sanitize_title
@@ -41,6 +42,7 @@ class SessionDB(
     MessagesMixin,
     EdgesMixin,
     InsightsMixin,
+    PreviewMixin,
 ):
     """Async access to one Hermes-compatible `state.db` (schema v14)."""
 

@@ -187,7 +187,7 @@ class LineageMixin(TitlesMixin):
 def _node(row: tuple[Any, ...], parent_end: tuple[Any, Any] | None, record: EdgeRecord | None) -> LineageNode:
     """A tree node from a `_TREE_SQL` row, its parent's (end_reason, ended_at) — None without a parent
     row — and the child's recorded edge (store/edges.py), used when it names this parent."""
-    sid, parent, title, source, model, started, ended, reason, count, _archived, newest, first_user = row
+    sid, parent, title, source, model, started, ended, reason, count, archived, newest, first_user = row
     # Types as the v14 columns give them: started_at REAL NOT NULL, the counter INTEGER.
     if record is not None and not record.applies_to(parent):
         record = None
@@ -211,6 +211,7 @@ def _node(row: tuple[Any, ...], parent_end: tuple[Any, Any] | None, record: Edge
         last_active,
         preview,
         record.branch_point if record is not None else None,
+        bool(archived),
     )
 
 

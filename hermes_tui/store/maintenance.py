@@ -18,6 +18,7 @@ from hermes_tui.store.sessions import SessionsMixin
 
 LAST_AUTO_PRUNE_KEY = "last_auto_prune"
 _PRUNE_BATCH = 500
+SESSION_META_PREFIXES = ("edge", "goal", "compression")  # state_meta "<prefix>:<session id>" records
 
 
 class MaintenanceMixin(SessionsMixin):
@@ -74,12 +75,17 @@ class MaintenanceMixin(SessionsMixin):
         return await self._conns.write(work)
 
     async def delete_session(self, session_id: str) -> bool:
-        """Delete one session and its messages; its children become roots. True when it existed."""
+        """Delete one session and its messages; its children become roots. True when it existed.
+
+        Its own `state_meta` records (edge, goal, compression: `<kind>:<id>`) go with it.
+        """
 
         def work(conn: sqlite3.Connection) -> bool:
             conn.execute("UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?", (session_id,))
             conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             conn.execute("DELETE FROM compression_locks WHERE session_id = ?", (session_id,))
+            keys = [f"{prefix}:{session_id}" for prefix in SESSION_META_PREFIXES]
+            conn.execute(f"DELETE FROM state_meta WHERE key IN ({', '.join('?' for _ in keys)})", keys)
             cursor = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             return cursor.rowcount > 0
 

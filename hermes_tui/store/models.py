@@ -60,6 +60,7 @@ class LineageNode:
     last_active: float
     preview: str = ""
     branch_point: int | None = None  # the parent's messages.id this child was made after (recorded edges)
+    archived: bool = False  # sessions.archived: the tree hides it unless archived sessions are shown
 
 
 # How a compression handoff message starts, in the current and legacy Hermes forms. Hermes-written

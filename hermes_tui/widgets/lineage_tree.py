@@ -8,15 +8,21 @@ compression chain is marked as the lineage tip. Self-review runs are leaves "�
 session (choosing one posts `SessionChosen` with the run's key; the app opens the run's diff).
 Built lazily: only roots (capped, with a "… N more" row) and the current path are created up
 front; other children are added when a node is expanded.
-Enter on a session posts `SessionChosen` (the app resumes it); Space expands or collapses a node.
+Enter on a session posts `SessionChosen` (the app resumes it); Space expands or collapses a node;
++ / - expand / collapse every shown node. The keys of the actions on the highlighted session
+(rename, branch, export, copy id, archive, delete, filter) post `ActionRequested`: the app
+carries them out (`hermes_tui.tree_actions`). Archived sessions are hidden (with what is below
+them) until Shift+A shows them; `set_filter` keeps the sessions whose title matches and their
+ancestors (`hermes_tui.widgets.lineage_filter`). A hidden or filtered tree is rebuilt from what
+it holds, keeping which rows were expanded and where the cursor was.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
@@ -29,6 +35,7 @@ from textual.widgets.tree import TreeNode
 from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER, EDGE_REVIEW, EDGE_ROOT, LineageNode
 from hermes_tui.text_safety import visible
 from hermes_tui.widgets.formatting import cut, format_age, short_session_id
+from hermes_tui.widgets.lineage_view import LineageEntry, LineageView
 
 TITLE_WIDTH = 28
 DEFAULT_ROOT_LIMIT = 100
@@ -45,24 +52,22 @@ EDGE_COMPONENTS = {
 }
 
 
-@dataclass
-class LineageEntry:
-    """What one tree row shows: a session, or the "… N more" row when `session` is None."""
-
-    session: LineageNode | None
-    chain_index: int = 1
-    is_tip: bool = False
-    is_current: bool = False
-    hidden_roots: int = 0
-    populated: bool = False
-
-
-class LineageTree(Tree[LineageEntry]):
+class LineageTree(LineageView):
     """The session lineage: compression chains, branches and other children in one tree."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select_cursor", "Open that session", show=False),
         Binding("space", "toggle_node", "Expand/collapse", show=False),
+        Binding("r", "request('rename')", "Rename", id="tree-rename"),
+        Binding("b", "request('branch')", "Branch", id="tree-branch"),
+        Binding("e", "request('export')", "Export", id="tree-export"),
+        Binding("c", "request('copy_id')", "Copy id", id="tree-copy-id"),
+        Binding("a", "request('archive')", "Archive/unarchive", id="tree-archive"),
+        Binding("d,delete", "request('delete')", "Delete", id="tree-delete"),
+        Binding("slash", "request('filter')", "Filter", id="tree-filter"),
+        Binding("A", "toggle_archived", "Show archived", show=False, id="tree-show-archived"),
+        Binding("plus", "expand_all", "Expand all", show=False, id="tree-expand-all"),
+        Binding("minus", "collapse_all", "Collapse all", show=False, id="tree-collapse-all"),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -81,6 +86,14 @@ class LineageTree(Tree[LineageEntry]):
 
         def __init__(self, session_id: str) -> None:
             super().__init__()
+            self.session_id = session_id
+
+    class ActionRequested(Message):
+        """A key asked for an action on the highlighted session (`session_id` None: no session row)."""
+
+        def __init__(self, action: str, session_id: str | None) -> None:
+            super().__init__()
+            self.action = action
             self.session_id = session_id
 
     def __init__(
@@ -107,6 +120,11 @@ class LineageTree(Tree[LineageEntry]):
         self._tips: set[str] = set()
         self._rows_by_session: dict[str, TreeNode[LineageEntry]] = {}
         self.current_id: str | None = None
+        self.filter_query = ""
+        self.show_archived = False
+        self._shown: set[str] | None = None  # the ids shown, None = all (lineage_filter)
+        self._listed_roots: list[LineageNode] = []  # the roots shown, newest first
+        self.match_count = 0  # sessions the filter matches (its ancestors not counted)
 
     def on_mount(self) -> None:
         self.set_interval(AGE_REFRESH_SECONDS, self._refresh_labels)
@@ -142,18 +160,23 @@ class LineageTree(Tree[LineageEntry]):
             if node.edge == EDGE_COMPRESSION
             and not any(child.edge == EDGE_COMPRESSION for child in children.get(node.id, ()))
         }
-        self._rows_by_session = {}
-        self.clear()
-        current_root = self._root_of(self.current_id) if self.current_id else None
-        self._shown_roots = 0
-        self._add_roots(self.root_limit, must_include=current_root)
-        self._reveal_current()
+        self._refilter()
+        self._build_rows()
+
+    def action_request(self, action: str) -> None:
+        """An action key: the app does the work on the highlighted session."""
+        session = self.highlighted_session()
+        self.post_message(self.ActionRequested(action, session.id if session is not None else None))
 
     # ------------------------------------------------------------------ incremental updates
 
     def session(self, session_id: str) -> LineageNode | None:
         """The node the tree holds for a session."""
         return self._sessions.get(session_id)
+
+    def children_of(self, session_id: str) -> list[LineageNode]:
+        """Every child the tree holds for a session (shown or not), oldest first."""
+        return list(self._children.get(session_id, ()))
 
     def upsert(self, node: LineageNode) -> None:
         """Add a session, or update what its row shows, without rebuilding the tree.
@@ -171,6 +194,10 @@ class LineageTree(Tree[LineageEntry]):
         self._sessions[node.id] = node
         self._chain_index.clear()  # a cache: recomputed along the chain when a label is drawn
         parent = self._sessions.get(node.parent_id or "")
+        archived_changed = node.archived != (old.archived if old is not None else False)
+        if self._shown is not None or archived_changed:
+            self._upsert_and_rebuild(node, parent, is_new=old is None)
+            return
         if parent is not None:
             self._place_child(node, parent, is_new=old is None)
         else:
@@ -180,6 +207,50 @@ class LineageTree(Tree[LineageEntry]):
         if parent is not None:
             self._update_tip(parent.id)
             self._refresh_row(parent.id)
+
+    def _upsert_and_rebuild(self, node: LineageNode, parent: LineageNode | None, *, is_new: bool) -> None:
+        """Upsert while some sessions are hidden: place the node, then rebuild the rows (layout kept)."""
+        if parent is not None:
+            siblings = self._children.setdefault(parent.id, [])
+            if is_new:
+                key = (node.started_at, node.id)
+                siblings.insert(bisect.bisect(siblings, key, key=lambda n: (n.started_at, n.id)), node)
+            else:
+                siblings[:] = [node if sibling.id == node.id else sibling for sibling in siblings]
+            self._update_tip(parent.id)
+        else:
+            self._roots = [root for root in self._roots if root.id != node.id]
+            key = lambda n: (-n.last_active, -n.started_at)  # noqa: E731 - newest first, as set_nodes sorts
+            self._roots.insert(bisect.bisect(self._roots, key(node), key=key), node)
+            self._root_ids.add(node.id)
+        self._update_tip(node.id)
+        self._refilter()
+        self._build_rows(keep_layout=True)
+
+    def remove(self, session_id: str) -> None:
+        """Drop a deleted session: its children become roots (as the store leaves them); the rows
+        are rebuilt from what the tree holds, keeping which were expanded."""
+        node = self._sessions.pop(session_id, None)
+        if node is None:
+            return
+        for child in self._children.pop(session_id, []):
+            self._sessions[child.id] = dataclasses.replace(child, parent_id=None, edge=EDGE_ROOT, branch_point=None)
+        parent_id = node.parent_id if node.parent_id in self._sessions else None
+        if parent_id is not None:
+            self._children[parent_id] = [c for c in self._children.get(parent_id, []) if c.id != session_id]
+        self._roots = [root for root in self._roots if root.id != session_id]
+        self._roots.extend(n for n in self._sessions.values() if n.parent_id is None and n.id not in self._root_ids)
+        self._roots.sort(key=lambda n: (n.last_active, n.started_at), reverse=True)
+        self._root_ids = {root.id for root in self._roots}
+        self._chain_index.clear()
+        self._tips.discard(session_id)
+        for changed in (parent_id, *(n.id for n in self._roots)):
+            if changed is not None:
+                self._update_tip(changed)
+        if self.current_id == session_id:
+            self.current_id = None
+        self._refilter()
+        self._build_rows(keep_layout=True)
 
     def set_current(self, session_id: str | None) -> None:
         """Mark `session_id` as the current session: the marker moves, its path is built and the cursor goes there."""
@@ -258,7 +329,7 @@ class LineageTree(Tree[LineageEntry]):
     def _update_more_row(self) -> None:
         more = [n for n in self.root.children if n.data is not None and n.data.session is None]
         shown_roots = sum(1 for n in self.root.children if n.data is not None and n.data.session is not None)
-        hidden = len(self._roots) - shown_roots
+        hidden = len(self._listed_roots) - shown_roots
         if more and hidden > 0:
             more[0].data.hidden_roots = hidden  # type: ignore[union-attr]
             more[0].refresh()
@@ -287,7 +358,7 @@ class LineageTree(Tree[LineageEntry]):
         populated = row.data.populated
         row.data = self._entry(node)
         row.data.populated = populated
-        row.allow_expand = bool(self._children.get(session_id))
+        row.allow_expand = bool(self._shown_children(session_id))
         row.refresh()
 
     # ------------------------------------------------------------------ building helpers
@@ -371,7 +442,7 @@ class LineageTree(Tree[LineageEntry]):
         node: LineageNode,
         before: int | TreeNode[LineageEntry] | None = None,
     ) -> TreeNode[LineageEntry]:
-        has_children = bool(self._children.get(node.id))
+        has_children = bool(self._shown_children(node.id))
         tree_node = parent.add("", data=self._entry(node), before=before, allow_expand=has_children)
         self._rows_by_session[node.id] = tree_node
         return tree_node
@@ -381,15 +452,17 @@ class LineageTree(Tree[LineageEntry]):
         for node in more:
             node.remove()
         start = self._shown_roots
-        batch = self._roots[start : start + count]
+        roots = self._listed_roots
+        batch = roots[start : start + count]
         for node in batch:
             if node.id not in self._rows_by_session:
                 self._add_session(self.root, node)
         self._shown_roots = start + len(batch)
         if must_include and must_include not in self._rows_by_session:
             self._add_session(self.root, self._sessions[must_include])
-        hidden = len(self._roots) - self._shown_roots
-        if must_include and self._roots.index(self._sessions[must_include]) >= self._shown_roots:
+        hidden = len(roots) - self._shown_roots
+        included = self._sessions.get(must_include or "")
+        if included is not None and included in roots and roots.index(included) >= self._shown_roots:
             hidden -= 1  # already shown out of order, as the current session's root
         if hidden > 0:
             self.root.add_leaf("", data=LineageEntry(session=None, hidden_roots=hidden))
@@ -399,7 +472,7 @@ class LineageTree(Tree[LineageEntry]):
         if entry is None or entry.session is None or entry.populated:
             return
         entry.populated = True
-        for child in self._children.get(entry.session.id, ()):
+        for child in self._shown_children(entry.session.id):
             if child.id not in self._rows_by_session:
                 self._add_session(tree_node, child)
 
@@ -483,8 +556,9 @@ class LineageTree(Tree[LineageEntry]):
             label.stylize(style)
             return label
         noun = "msg" if session.message_count == 1 else "msgs"
+        archived = "archived · " if session.archived else ""
         label.append(
-            f"  {short_session_id(session.id)} · {session.message_count} {noun} · {age}",
+            f"  {archived}{short_session_id(session.id)} · {session.message_count} {noun} · {age}",
             self._style("lineage-tree--meta"),
         )
         label.stylize(style)

@@ -508,6 +508,13 @@ class ConversationView(ConversationKeys, VerticalScroll):
                 self.scroll_to_widget(row, animate=False, top=True)
             else:
                 self.scroll_to_widget(row, animate=False)
+            self._unscroll_past_top()
+
+    def _unscroll_past_top(self) -> None:
+        """Rows that fit the view: never leave it scrolled above its content (Textual's clamp allows
+        a negative offset while the content is shorter than the view)."""
+        if self.scroll_y < 0 or self.max_scroll_y <= 0:
+            self.set_scroll(None, 0)
 
     # ------------------------------------------------------------------ rows for the message cursor
 
@@ -531,6 +538,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         if row.is_attached:
             self.release_anchor()
             self.scroll_to_widget(row, animate=False)
+            self._unscroll_past_top()
 
     async def show_item(self, index: int) -> None:
         """Make sure the item at `index` has a mounted row: the next page when it is close, else a

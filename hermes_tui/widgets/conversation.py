@@ -63,16 +63,16 @@ class ConversationView(ConversationKeys, VerticalScroll):
     """The conversation: user prompts, streamed answers, tool cards and notices."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "previous", "Previous message (cursor off: scroll up; at the top, load earlier)", show=False),
-        Binding("down,j", "next", "Next message (cursor off: scroll down; at the bottom, load later)", show=False),
-        Binding("pageup", "page(-1)", "A page of messages back (cursor off: scroll a page)", show=False),
-        Binding("pagedown", "page(1)", "A page of messages on (cursor off: scroll a page)", show=False),
-        Binding("home,g", "first", "First message (cursor off: scroll to the top)", show=False),
-        Binding("end,G", "last", "Last message (cursor off: jump to the latest messages)", show=False),
+        Binding("up,k", "previous", "Previous message (cursor off: scroll up)", show=False),
+        Binding("down,j", "next", "Next message (cursor off: scroll down)", show=False),
+        Binding("pageup", "page(-1)", "A page of messages back", show=False),
+        Binding("pagedown", "page(1)", "A page of messages on", show=False),
+        Binding("home,g", "first", "First message (cursor off: the top)", show=False),
+        Binding("end,G", "last", "Last message (cursor off: the latest)", show=False),
         Binding("b", "branch_here", "Branch here", id="message-branch", tooltip=BRANCH_NOTE),
         Binding("e", "edit_resend", "Edit & resend", id="message-edit", tooltip=EDIT_NOTE),
         Binding("c", "copy_message", "Copy", id="message-copy"),
-        Binding("enter", "open_message", "Open the message (a tool card's details, a long text whole)", show=False),
+        Binding("enter", "open_message", "Open the message", show=False),
         Binding("escape", "leave_cursor", "Back to the prompt", id="message-cursor-leave"),
     ]
 
@@ -535,7 +535,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
 
     def keep_row_in_view(self, row: Widget) -> None:
         """Scroll just enough to show `row` (its top, when it is taller than the view)."""
-        if row.is_attached:
+        if row.is_attached and self.max_scroll_y > 0:  # when every row fits, all are in view already
             self.release_anchor()
             self.scroll_to_widget(row, animate=False)
             self._unscroll_past_top()

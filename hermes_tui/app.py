@@ -40,6 +40,7 @@ from hermes_tui.core import events as ev
 from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.lineage_sync import LineageSync
+from hermes_tui.message_actions import MessageActionsMixin
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.compress_preview import CompressPreviewScreen
 from hermes_tui.screens.help import HelpScreen
@@ -108,7 +109,7 @@ class CoreEvent(Message):
         self.event = event
 
 
-class HermesApp(NavigationMixin, TreeActionsMixin, App[int]):
+class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]):
     CSS_PATH = STYLES_PATH  # absolute, so subclasses defined anywhere find it
     TITLE = "hermes-tui"
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS  # F1 (help) is MainScreen's

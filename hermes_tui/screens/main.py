@@ -8,7 +8,8 @@ The prompt has focus when the screen opens. Ctrl+B hides/shows the side panel (n
 start with a slimmer column). Ctrl+P's command palette lists the slash commands here
 (`SlashCommandProvider`) and jumps to sessions by title (`SessionJumpProvider`), next to Textual's
 own entries. Ctrl+F searches every session, F3 compares two sessions, F4 inspects a compression
-(the app's actions, `hermes_tui.app_navigation`). The app drives the widgets through the
+(the app's actions, `hermes_tui.app_navigation`); F5 puts the message cursor in the conversation
+(branch here, edit and resend, copy: `hermes_tui.message_actions`). The app drives the widgets through the
 typed properties below; the widgets exist from construction, so they can be filled before the
 screen is first composed.
 """
@@ -40,6 +41,7 @@ from hermes_tui.widgets.sessions_pane import SessionsPane
 from hermes_tui.widgets.status_bar import StatusBar
 from hermes_tui.widgets.token_gauge import TokenGauge
 
+CURSOR_NOTE = "The message cursor: pick a message to branch here, edit and resend, or copy (Esc: back to the prompt)."
 STYLES_PATH = Path(__file__).resolve().parent.parent / "styles.tcss"
 """The stylesheet every screen and widget here is styled by (the App sets it as its CSS_PATH)."""
 
@@ -61,6 +63,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+f", "app.open_search", "Search", id="search"),
         Binding("f3", "app.compare_sessions", "Compare", id="compare"),
         Binding("f4", "app.inspect_compression", "Inspect compression", show=False, id="inspect-compression"),
+        Binding("f5", "message_cursor", "Messages", id="message-cursor", tooltip=CURSOR_NOTE),
         Binding("escape", "focus_prompt", "Back to the prompt", show=False, id="focus-prompt"),
         Binding("tab", "app.focus_next", "Next pane", show=False),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),
@@ -169,3 +172,7 @@ class MainScreen(Screen[None]):
 
     def action_focus_prompt(self) -> None:
         self.prompt.focus()
+
+    def action_message_cursor(self) -> None:
+        """F5: the message cursor in the conversation."""
+        self.conversation.start_cursor()

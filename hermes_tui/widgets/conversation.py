@@ -10,7 +10,9 @@ of mounted rows never exceeds `window_size`. Live answers stream into their row'
 end on screen); deltas are buffered and flushed at most ~30 times per second (less when one flush
 is expensive to render), so a fast model never starves keyboard input. "Show all" affordances
 post `ShowFullText`, answered here by opening the full-text viewer. The view follows the bottom
-with `anchor()` only while the user is at the bottom.
+with `anchor()` only while the user is at the bottom. The message cursor (`MessageCursor`, keys
+in `ConversationKeys`) selects a message to branch from, edit and resend, or copy; every item
+carries its message's place in the session's history for that (`TranscriptItem.message_index`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from hermes_tui.text_safety import visible, visible_in
+from hermes_tui.widgets.conversation_keys import ConversationKeys
 from hermes_tui.widgets.hidden_text import ShowFullText
+from hermes_tui.widgets.message_cursor import MessageCursor
 from hermes_tui.widgets.tool_card import ToolCard
 from hermes_tui.widgets.transcript import (
     KIND_ASSISTANT,
@@ -48,15 +52,28 @@ DEFAULT_PAGE_SIZE = 30
 DEFAULT_FLUSH_INTERVAL = 1 / 30  # the fastest flush rate: ~30 per second
 MAX_FLUSH_INTERVAL = 0.25  # the slowest, when rendering one flush is expensive
 RENDER_SHARE = 0.33  # streaming renders may take about this share of the event loop's time
+BRANCH_NOTE = (
+    "A new branch whose history runs up to and including the selected message (past a tool call's"
+    " results); the original session stays as it was."
+)
+EDIT_NOTE = "On your message: a branch whose history ends before it, with its text in the prompt to change and send."
 
 
-class ConversationView(VerticalScroll):
+class ConversationView(ConversationKeys, VerticalScroll):
     """The conversation: user prompts, streamed answers, tool cards and notices."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "scroll_up_or_load", "Scroll up; at the top, load earlier messages", show=False),
-        Binding("down", "scroll_down_or_load", "Scroll down; at the bottom, load later messages", show=False),
-        Binding("end", "jump_to_latest", "Jump to the latest messages", show=False),
+        Binding("up,k", "previous", "Previous message (cursor off: scroll up)", show=False),
+        Binding("down,j", "next", "Next message (cursor off: scroll down)", show=False),
+        Binding("pageup", "page(-1)", "A page of messages back", show=False),
+        Binding("pagedown", "page(1)", "A page of messages on", show=False),
+        Binding("home,g", "first", "First message (cursor off: the top)", show=False),
+        Binding("end,G", "last", "Last message (cursor off: the latest)", show=False),
+        Binding("b", "branch_here", "Branch here", id="message-branch", tooltip=BRANCH_NOTE),
+        Binding("e", "edit_resend", "Edit & resend", id="message-edit", tooltip=EDIT_NOTE),
+        Binding("c", "copy_message", "Copy", id="message-copy"),
+        Binding("enter", "open_message", "Open the message", show=False),
+        Binding("escape", "leave_cursor", "Back to the prompt", id="message-cursor-leave"),
     ]
 
     def __init__(
@@ -83,6 +100,8 @@ class ConversationView(VerticalScroll):
         self._later = WindowBoundary("later")
         self._window_lock = asyncio.Lock()  # one rebuild at a time
         self.flush_count = 0  # flushes that reached the screen (for tests and benchmarks)
+        self.cursor = MessageCursor(self)
+        self._history_load: AwaitComplete | None = None
 
     # ------------------------------------------------------------------ introspection
 
@@ -168,6 +187,7 @@ class ConversationView(VerticalScroll):
         if unmounted:  # items added before the view was on screen
             self.mount_all(unmounted, before=self._later)
         self.anchor()
+        self.watch(self.screen, "focused", self._focus_moved, init=False)
 
     def _sync_boundaries(self) -> None:
         self._earlier.count = self._window.earlier_count
@@ -183,6 +203,7 @@ class ConversationView(VerticalScroll):
             return
         row = build_row(item)
         self._rows[item.key] = row
+        self.cursor.decorate(item, row)
         if self.is_attached:
             self.mount(row, before=self._later)
             if following:
@@ -327,7 +348,13 @@ class ConversationView(VerticalScroll):
     def load_history(self, messages: list[dict[str, Any]]) -> AwaitComplete:
         """Replace the transcript with OpenAI-format messages; only the last page is mounted."""
         items = history_to_items(visible_in(messages))
-        return AwaitComplete(self._replace_items(items))
+        self._history_load = AwaitComplete(self._replace_items(items))
+        return self._history_load
+
+    async def history_loaded(self) -> None:
+        """Wait until the last `load_history` is on screen."""
+        if self._history_load is not None:
+            await self._history_load
 
     def clear(self) -> AwaitComplete:
         """Empty the transcript."""
@@ -387,10 +414,11 @@ class ConversationView(VerticalScroll):
         return bottom - top
 
     def reveal_item(self, index: int) -> AwaitComplete:
-        """Show the item at `index`, however far back, scrolled into view and marked (class "-marked")."""
+        """Show the item at `index`, however far back, scrolled into view and marked (class "-marked");
+        the message cursor starts there."""
         return AwaitComplete(self._reveal(index))
 
-    async def _reveal(self, index: int) -> None:
+    async def _reveal(self, index: int, *, mark: bool = True) -> None:
         async with self._window_lock:
             if not 0 <= index < len(self._window.items):
                 return
@@ -405,9 +433,13 @@ class ConversationView(VerticalScroll):
             finally:
                 self._window.rebuilding = False
             self.release_anchor()
+            item = self._window.items[index]
+            target = self._rows.get(item.key)
+            if not mark:
+                return
             for row in self.query(".-marked"):
                 row.remove_class("-marked")
-            target = self._rows.get(self._window.items[index].key)
+            self.cursor.note_revealed(item)
             if target is not None:
                 target.add_class("-marked")
                 self.call_after_refresh(self._keep_in_view, target, True)
@@ -465,7 +497,9 @@ class ConversationView(VerticalScroll):
     def _build_rows(self, items: Sequence[TranscriptItem]) -> list[Widget]:
         """Row widgets for `items`, registered as part of the window (the caller mounts them)."""
         rows = [build_row(item) for item in items]
-        self._rows.update((item.key, row) for item, row in zip(items, rows, strict=True))
+        for item, row in zip(items, rows, strict=True):
+            self._rows[item.key] = row
+            self.cursor.decorate(item, row)
         return rows
 
     def _keep_in_view(self, row: Widget, top: bool) -> None:
@@ -474,28 +508,50 @@ class ConversationView(VerticalScroll):
                 self.scroll_to_widget(row, animate=False, top=True)
             else:
                 self.scroll_to_widget(row, animate=False)
+            self._unscroll_past_top()
 
-    # ------------------------------------------------------------------ keys and clicks
+    def _unscroll_past_top(self) -> None:
+        """Rows that fit the view: never leave it scrolled above its content (Textual's clamp allows
+        a negative offset while the content is shorter than the view)."""
+        if self.scroll_y < 0 or self.max_scroll_y <= 0:
+            self.set_scroll(None, 0)
 
-    def action_scroll_up_or_load(self) -> None:
-        """↑: scroll up; at the top, load the previous page."""
-        if self.scroll_y <= 0 and self._window.earlier_count > 0:
-            self.load_earlier()
-        else:
-            self.scroll_up()
+    # ------------------------------------------------------------------ rows for the message cursor
 
-    def action_scroll_down_or_load(self) -> None:
-        """↓: scroll down; at the bottom while browsing back, load the next page."""
-        if self.scroll_y >= self.max_scroll_y and not self.at_latest:
-            self.load_later()
-        else:
-            self.scroll_down()
+    def row_for(self, item: TranscriptItem) -> Widget | None:
+        """The mounted row of `item`, if it is in the window."""
+        row = self._rows.get(item.key)
+        return row if row is not None and row.is_attached else None
 
-    def action_jump_to_latest(self) -> None:
-        if self.at_latest:
-            self.scroll_end(animate=False)
-        else:
-            self.jump_to_latest()
+    def shown_rows(self) -> list[tuple[TranscriptItem, Widget]]:
+        """The items of the window with their mounted rows, oldest first."""
+        return [(item, row) for item in self._window.shown if (row := self.row_for(item)) is not None]
+
+    def row_is_visible(self, row: Widget) -> bool:
+        """True when some of `row` is inside the viewport."""
+        region = row.virtual_region
+        top = self.scroll_offset.y
+        return region.height > 0 and region.bottom > top and region.y < top + self.scrollable_content_region.height
+
+    def keep_row_in_view(self, row: Widget) -> None:
+        """Scroll just enough to show `row` (its top, when it is taller than the view)."""
+        if row.is_attached and self.max_scroll_y > 0:  # when every row fits, all are in view already
+            self.release_anchor()
+            self.scroll_to_widget(row, animate=False)
+            self._unscroll_past_top()
+
+    async def show_item(self, index: int) -> None:
+        """Make sure the item at `index` has a mounted row: the next page when it is close, else a
+        window rebuilt around it."""
+        window = self._window
+        if window.first <= index < window.end:
+            return
+        if window.first - window.page_size <= index < window.first:
+            await self._mount_earlier_page()
+        elif window.end <= index < window.end + window.page_size and not self.at_latest:
+            await self._mount_later_page()
+        if not window.first <= index < window.end:
+            await self._reveal(index, mark=False)
 
     def on_show_full_text(self, event: ShowFullText) -> None:
         """A "show all" bar or a long message was activated: open the whole text in the viewer."""

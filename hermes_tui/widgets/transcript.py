@@ -58,6 +58,11 @@ class TranscriptItem:
     duration_s: float | None = None
     # notices: "compression" | "rotation" | "warning" | "info" | ...
     notice_kind: str = ""
+    # where the item's message sits in the session's history (`Agent.messages`): its index and its
+    # state.db row id; None until known (a live row is linked when the message cursor needs it,
+    # `hermes_tui.message_links`). A tool card names the assistant message that made the call.
+    message_index: int | None = None
+    message_id: int | None = None
     key: int = field(default_factory=lambda: next(_item_keys))
 
 
@@ -103,15 +108,17 @@ def _tool_call_fields(call: Any) -> tuple[str, str, str]:
 def history_to_items(messages: Iterable[Any]) -> list[TranscriptItem]:
     """Turn OpenAI-format messages into transcript items; tool results are paired to their card.
 
-    System and `session_meta` rows are skipped, as is anything that is not a message dict.
+    System and `session_meta` rows are skipped, as is anything that is not a message dict. Each
+    item carries the position in `messages` and the row id of its message.
     """
     items: list[TranscriptItem] = []
     open_calls: dict[str, TranscriptItem] = {}
-    for message in messages:
+    for position, message in enumerate(messages):
         if not isinstance(message, dict):
             continue
         role = message.get("role")
         text = message_text(message.get("content"))
+        first_new = len(items)
         if role == "user":
             kind = KIND_SUMMARY if is_summary_text(text) else KIND_USER
             items.append(TranscriptItem(kind=kind, text=text))
@@ -119,6 +126,10 @@ def history_to_items(messages: Iterable[Any]) -> list[TranscriptItem]:
             _add_assistant(message, text, items, open_calls)
         elif role == "tool":
             _add_tool_result(message, text, items, open_calls)
+        row_id = message.get("_db_id")
+        for item in items[first_new:]:
+            item.message_index = position
+            item.message_id = row_id if isinstance(row_id, int) else None
     for item in open_calls.values():
         item.tool_status = TOOL_NO_RESULT
     return items

@@ -68,6 +68,15 @@ async def asks_what_to_compare_with(pilot, app: HermesApp, key: str) -> None:
     await wait_until(pilot, lambda: isinstance(app.screen, SessionPickerScreen), 5, "the session picker")
 
 
+async def turns_on_the_message_cursor(pilot, app: HermesApp, key: str) -> None:
+    app.main.conversation.add_user("a message to pick")
+    await pilot.press(key)
+    convo = app.main.conversation
+    await wait_until(pilot, lambda: app.focused is convo and convo.cursor.active, 5, "the message cursor")
+    assert convo.query(".-cursor").first().item.text == "a message to pick"
+    assert "Branch here" in screen_text(app).splitlines()[-1]  # the footer now lists the message's actions
+
+
 EFFECTS: dict[str, Callable[..., Awaitable[None]]] = {
     "Interrupt/Quit": interrupts_or_quits,
     "Side panel": toggles_the_side_panel,
@@ -76,6 +85,7 @@ EFFECTS: dict[str, Callable[..., Awaitable[None]]] = {
     "Command palette": opens_the_command_palette,
     "Search": opens_the_search,
     "Compare": asks_what_to_compare_with,
+    "Messages": turns_on_the_message_cursor,
 }
 
 

@@ -190,3 +190,28 @@ async def test_branch_at_and_edit_slash_forms_count_user_turns_as_history_number
         outcome = await run_command(agent, bad)
         assert outcome.error and why in outcome.output, outcome.output
     await db.close()
+
+
+async def test_a_cut_inside_a_tool_call_group_keeps_the_group_and_says_so(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("alpha\n", encoding="utf-8")
+    agent, db, _log = await make_agent(tmp_path)
+    await _chat(agent, "read notes.md")
+    assert [m["role"] for m in agent.messages] == ["user", "assistant", "tool", "assistant"]
+    result = await agent.branch_at(2)  # on the tool result itself: nothing more to complete
+    assert result.completed_group == 0 and "tool result" not in result.message
+    await run_command(agent, f"/resume {result.parent_id}")
+    result = await agent.branch_at(1)  # on the call: its result comes along, and the line says so
+    assert result.completed_group == 1 and result.kept == 3
+    assert "3 message(s) kept, through the 1 tool result(s) of that call" in result.message
+    await db.close()
+
+
+async def test_a_compaction_summary_cannot_be_edited_but_can_be_branched_at(tmp_path: Path) -> None:
+    from hermes_tui.core.context.markers import SUMMARY_PREFIX
+    from hermes_tui.core.session.branching import cut_for
+
+    history = [{"role": "user", "content": f"{SUMMARY_PREFIX}\nearlier turns"}, {"role": "user", "content": "go on"}]
+    with pytest.raises(SessionError, match="compaction summary cannot be edited"):
+        cut_for(history, 0, edit=True)
+    assert cut_for(history, 0, edit=False) == 1
+    assert cut_for(history, 1, edit=True) == 1

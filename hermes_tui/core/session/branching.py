@@ -4,11 +4,14 @@
 history is a prefix of the live one, and continues there; the original session keeps every
 message (it only ends "branched", as with /branch, and can be resumed as it was).
 
-- branch here (`edit=False`): the history up to and including the chosen message. A cut inside a
-  tool-call group moves forward past the group's results, so the branch never starts with an
-  unanswered tool call.
-- edit and resend (`edit=True`, user messages only): the history before the chosen message; its
-  text comes back in `BranchResult.prefill` for the prompt, so the user can change and send it.
+- branch here (`edit=False`): the history up to and including the chosen message, whatever its
+  role (a user prompt, an answer, a tool result). A cut inside a tool-call group — on the
+  assistant message that made the calls, or on one of their results — moves forward past the
+  group's last result, so the branch never ends with an unanswered tool call; the result says so
+  (`BranchResult.completed_group`).
+- edit and resend (`edit=True`, the user's own messages only, not a compaction summary): the
+  history before the chosen message; its text comes back in `BranchResult.prefill` for the
+  prompt, so the user can change and send it.
 
 `turn_message_index` maps the user-facing turn numbers of `/branch at N` and `/branch edit N`
 (the Nth user message, as /history numbers them) to message indices.
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from hermes_tui.core.messages import Message, content_text
 from hermes_tui.core.session.live import LiveSession, SessionError, last_stored_id
 from hermes_tui.store.db import SessionDB
-from hermes_tui.store.models import EDGE_BRANCH
+from hermes_tui.store.models import EDGE_BRANCH, is_summary_text
 from hermes_tui.store.titles import sanitize_title
 
 
@@ -35,12 +38,15 @@ class BranchResult:
     kept: int  # messages the branch starts with
     title: str | None
     prefill: str | None = None  # edit and resend: the user text to put back in the prompt
+    completed_group: int = 0  # tool results kept past the chosen message, so no call is left unanswered
 
     @property
     def message(self) -> str:
         """The line a front-end shows."""
         named = f" “{self.title}”" if self.title else ""
         what = f"{self.kept} message(s) kept"
+        if self.completed_group:
+            what += f", through the {self.completed_group} tool result(s) of that call"
         if self.prefill is not None:
             what += "; edit the message in the prompt and send it"
         return f"⑂ Branched into {self.session_id}{named} from {self.parent_id} ({what})"
@@ -51,8 +57,11 @@ def cut_for(messages: list[Message], index: int, *, edit: bool) -> int:
     if not 0 <= index < len(messages):
         raise SessionError(f"there is no message #{index} (the conversation has {len(messages)})")
     if edit:
-        if messages[index].get("role") != "user":
+        message = messages[index]
+        if message.get("role") != "user":
             raise SessionError("only a user message can be edited and resent")
+        if is_summary_text(content_text(message.get("content"))):
+            raise SessionError("a compaction summary cannot be edited and resent; branch here instead")
         return index
     cut = index + 1
     while cut < len(messages) and messages[cut].get("role") == "tool":
@@ -116,4 +125,5 @@ async def branch_at(
     )
     session.todo.clear()
     session.todo.hydrate_from_history(session.messages)
-    return BranchResult(new_id, parent, branch_point, len(kept), title, prefill)
+    completed = 0 if edit else cut - message_index - 1
+    return BranchResult(new_id, parent, branch_point, len(kept), title, prefill, completed)

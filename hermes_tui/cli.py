@@ -148,7 +148,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         dest = _dest(flag)
         if hasattr(args, dest) and command not in commands:
             where = "the TUI" if command == TUI else f"`{command}`"
-            takers = " and ".join("the TUI" if c == TUI else f"`{c}`" for c in commands)
+            names = ["the TUI" if c == TUI else f"`{c}`" for c in commands]
+            takers = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
             raise UsageError(f"{flag} does not apply to {where} (only to {takers})")
         if not hasattr(args, dest):
             setattr(args, dest, False if GLOBAL_FLAGS[flag][0].get("action") == "store_true" else None)

@@ -16,6 +16,7 @@ import pytest
 from hermes_tui.config import AgentSettings, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.core.turn.budget import MAX_INVALID_TOOL_RETRIES
+from hermes_tui.core.turn.outcome import REASONS, failure_reason
 from hermes_tui.core.turn.runner import MAX_ITERATIONS_PROMPT
 from tests.fake_llm import Fail, Reply
 from tests.faults.helpers import BOTH, Harness
@@ -57,6 +58,7 @@ async def test_arguments_cut_off_mid_json_end_the_turn_without_running_anything(
     assert len(run.requests) == 1 and not run.log.of(ev.ToolCallStarted)
     assert not (project / "out.txt").exists()
     assert run.roles == ["user"], "no half call is stored"
+    assert failure_reason(result) == REASONS["truncated_tool_arguments"], "run exits 1 naming why"
 
 
 @pytest.mark.parametrize("protocol", BOTH)
@@ -71,6 +73,7 @@ async def test_unknown_tools_are_answered_three_rounds_then_the_turn_stops(harne
     finished = run.log.of(ev.ToolCallFinished)
     assert len(finished) == MAX_INVALID_TOOL_RETRIES and all("does not exist" in e.result for e in finished)
     assert run.roles == ["user"] + ["assistant", "tool"] * MAX_INVALID_TOOL_RETRIES
+    assert failure_reason(result) == REASONS["invalid_tool_name"]
 
 
 @pytest.mark.parametrize("protocol", BOTH)

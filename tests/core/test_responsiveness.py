@@ -3,9 +3,11 @@
 A real Agent on a real state.db resumes a 20,000-message session and runs a turn that compresses
 it, against the loopback fake server, while a ticker task measures the longest pause between its
 wake-ups. Before the CPU work moved to worker threads the turn held the loop for about a second.
-The margins are generous for a loaded 2-core machine (the measured figures are in
-docs/PERFORMANCE.md, `python -m bench.responsiveness_bench loop`); what they catch is the loop being held for the
-length of the work.
+What is measured is the CPU time the event loop's thread spends between two wake-ups of the ticker
+(`time.thread_time`), not the wall-clock pause: work run on the loop shows up in full, while waiting
+for a busy machine's scheduler or for the GIL (a worker thread running) costs the loop thread no CPU.
+So the check means the same on an idle laptop and on a loaded CI machine. The wall-clock figures are
+in docs/PERFORMANCE.md (`python -m bench.responsiveness_bench loop`).
 """
 
 from __future__ import annotations
@@ -25,29 +27,32 @@ from tests.fake_llm import FakeLLMServer, Hang, Reply
 
 HISTORY = 20_000
 LONGER = 60_000  # for the single steps: at this size each one holds the loop > 100 ms when run inline
-MAX_GAP_S = 0.1  # the loop must never be held this long (measured: ~15-50 ms, see the bench)
+MAX_GAP_S = 0.1  # the loop's thread must never work this long at a stretch (measured: ~15-50 ms, see the bench)
 SUMMARY = "## Active Task\nUser asked: 'hello again'\n## Goal\nKeep going."
 
 
 class LoopWatch:
-    """A task that wakes every millisecond and records the longest pause between wake-ups."""
+    """A task that wakes every millisecond and records the most CPU the loop's thread used between two
+    wake-ups (`longest`: how long the loop was held by work), and the longest wall-clock pause."""
 
     def __init__(self) -> None:
         self.longest = 0.0
+        self.longest_wall = 0.0
         self._task: asyncio.Task[None] | None = None
 
     async def _tick(self) -> None:
-        last = time.perf_counter()
+        last, last_cpu = time.perf_counter(), time.thread_time()
         while True:
             await asyncio.sleep(0.001)
-            now = time.perf_counter()
-            self.longest = max(self.longest, now - last)
-            last = now
+            now, now_cpu = time.perf_counter(), time.thread_time()
+            self.longest = max(self.longest, now_cpu - last_cpu)
+            self.longest_wall = max(self.longest_wall, now - last)
+            last, last_cpu = now, now_cpu
 
     async def __aenter__(self) -> LoopWatch:
         self._task = asyncio.create_task(self._tick())
         await asyncio.sleep(0.01)
-        self.longest = 0.0
+        self.longest = self.longest_wall = 0.0
         return self
 
     async def __aexit__(self, *exc: object) -> None:

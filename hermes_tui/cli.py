@@ -6,6 +6,8 @@
     hermes-tui search QUERY [--limit N] [--role R] [--sort S] [--json]
     hermes-tui export ID [--lineage] [--format md|json|jsonl] [--output FILE]
     hermes-tui doctor [--json]                         check state.db, its indexes and file modes
+    hermes-tui replay SESSION [--turn N] --provider P [--model M] [--base-url URL] [--json]
+                                                       a stored turn sent to another model, side by side
 
 Global flags (--home, --provider, --model, --base-url, --context-length, --resume, -c/--continue
 [TITLE], --yes) go
@@ -37,14 +39,21 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 TUI = "tui"  # the command name used when no subcommand is given
 READ_COMMANDS = ("sessions", "search", "export")
 MODEL_COMMANDS = (TUI, "run")
-ALL_COMMANDS = (TUI, "run", *READ_COMMANDS, "doctor")
+REPLAY = "replay"
+ALL_COMMANDS = (TUI, "run", *READ_COMMANDS, "doctor", REPLAY)
 
 # flag -> (argparse options, the commands it applies to)
 GLOBAL_FLAGS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "--home": ({"metavar": "DIR", "help": "home folder (default ~/.hermes-tui; env HERMES_TUI_HOME)"}, ALL_COMMANDS),
-    "--provider": ({"metavar": "P", "help": "demo | openai | anthropic (default: by available key)"}, MODEL_COMMANDS),
-    "--model": ({"metavar": "M", "help": "model name"}, MODEL_COMMANDS),
-    "--base-url": ({"metavar": "URL", "help": "API base URL (Ollama, vLLM, LM Studio, OpenRouter…)"}, MODEL_COMMANDS),
+    "--provider": (
+        {"metavar": "P", "help": "demo | openai | anthropic (default: by available key)"},
+        (*MODEL_COMMANDS, REPLAY),
+    ),
+    "--model": ({"metavar": "M", "help": "model name"}, (*MODEL_COMMANDS, REPLAY)),
+    "--base-url": (
+        {"metavar": "URL", "help": "API base URL (Ollama, vLLM, LM Studio, OpenRouter…)"},
+        (*MODEL_COMMANDS, REPLAY),
+    ),
     "--context-length": (
         {"metavar": "N", "type": int, "help": "override the model's context window (tokens)"},
         MODEL_COMMANDS,
@@ -120,7 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="check state.db (integrity, schema, FTS) and file modes")
     doctor.add_argument("--json", action="store_true", help="print the findings as JSON")
 
-    for command in (run, sessions, search, export, doctor):
+    replay = sub.add_parser("replay", help="send a stored turn to another provider/model; answers side by side")
+    replay.add_argument("session", help="id, id prefix or title")
+    replay.add_argument("--turn", type=int, metavar="N", help="which user turn (1 = the first; default: the last)")
+    replay.add_argument("--json", action="store_true", help="print one JSON object (nothing is stored)")
+
+    for command in (run, sessions, search, export, doctor, replay):
         _add_global_flags(command)
     return parser
 
@@ -134,7 +148,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         dest = _dest(flag)
         if hasattr(args, dest) and command not in commands:
             where = "the TUI" if command == TUI else f"`{command}`"
-            takers = " and ".join("the TUI" if c == TUI else f"`{c}`" for c in commands)
+            names = ["the TUI" if c == TUI else f"`{c}`" for c in commands]
+            takers = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
             raise UsageError(f"{flag} does not apply to {where} (only to {takers})")
         if not hasattr(args, dest):
             setattr(args, dest, False if GLOBAL_FLAGS[flag][0].get("action") == "store_true" else None)
@@ -318,6 +333,40 @@ def _run_doctor(args: argparse.Namespace) -> int:
     return run_doctor(home, sys.stdout, as_json=args.json)
 
 
+def _run_replay(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from hermes_tui.config import load_settings, resolve_home, resolve_provider
+
+    if not args.provider:
+        raise UsageError("replay needs --provider (and usually --model): the model to send the turn to")
+    if args.turn is not None and args.turn < 1:
+        raise UsageError("--turn must be 1 or more (1 = the session's first user turn)")
+    home = resolve_home(args.home).require_existing()
+    if not home.state_db.exists():
+        raise UsageError(f"no state.db in {home.root} yet — run hermes-tui once to create it")
+    settings = load_settings(home, _overrides(args))
+    choice = resolve_provider(settings)
+    check_database_while(home.state_db, _importer("hermes_tui.replay", "hermes_tui.core.bootstrap"))
+    from hermes_tui.replay import ReplayError, replay_command
+
+    try:
+        return asyncio.run(
+            replay_command(
+                home.state_db,
+                args.session,
+                args.turn,
+                settings,
+                choice,
+                sys.stdout,
+                sys.stderr,
+                as_json_output=args.json,
+            )
+        )
+    except ReplayError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _launch_tui(args: argparse.Namespace) -> int:
     # The quick_check overlaps the app import but is awaited before the app starts, so on a
     # multi-GB state.db it delays the first frame (docs/PERFORMANCE.md). To take it out of the
@@ -352,6 +401,8 @@ def _dispatch(argv: list[str]) -> int:
         return _run_read_command(args)
     if args.command == "doctor":
         return _run_doctor(args)
+    if args.command == REPLAY:
+        return _run_replay(args)
     return _launch_tui(args)
 
 

@@ -8,7 +8,8 @@ chunked `text/event-stream`, with whatever the test scripted:
         client = AsyncOpenAI(base_url=srv.base_url_openai, api_key="k", max_retries=0)
 
 Steps (`tests.fake_llm_steps`) are consumed one per request, in order; an empty queue answers
-with `Reply(text="ok")`. Besides answers and HTTP errors the server injects faults: errors inside
+with `Reply(text="ok")`. `RejectImages` answers by what the request holds (a 400 for an image over
+a size, or for any image). Besides answers and HTTP errors the server injects faults: errors inside
 a stream, dropped and reset connections, stalls, keep-alive-only streams and verbatim responses.
 `refused_url()` and `BlackHole` give addresses that refuse, or never accept, a connection.
 Every request is recorded in `srv.requests` (path, lower-cased headers, parsed JSON body).
@@ -36,6 +37,7 @@ from tests.fake_llm_steps import (
     KeepAlive,
     Raw,
     RawStream,
+    RejectImages,
     Reply,
     Reset,
     Stall,
@@ -62,6 +64,7 @@ __all__ = [
     "Raw",
     "RawStream",
     "RecordedRequest",
+    "RejectImages",
     "Reply",
     "Reset",
     "Stall",
@@ -136,6 +139,8 @@ class _Handler(BaseHTTPRequestHandler):
         step = fake.next_step()
         if isinstance(step, ByProtocol):
             step = step.anthropic if anthropic else step.openai
+        if isinstance(step, RejectImages):
+            step = step.resolve(body)
         model = body.get("model", "fake-model") if isinstance(body, dict) else "fake-model"
         include_usage = bool(isinstance(body, dict) and (body.get("stream_options") or {}).get("include_usage"))
         try:

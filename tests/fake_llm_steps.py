@@ -141,4 +141,52 @@ class ByProtocol:
     anthropic: Step
 
 
-Step = Reply | Fail | StreamError | Disconnect | Hang | Stall | KeepAlive | Reset | Raw | RawStream | ByProtocol
+@dataclass
+class RejectImages:
+    """A provider's image check: a request whose body holds an image of more than `max_bytes` (base64
+    characters) is answered with `Fail(400, message)`, any other with `otherwise`. `max_bytes=0`
+    refuses every image (a model without vision). `largest` records the biggest image seen."""
+
+    max_bytes: int
+    message: str
+    otherwise: Any = None
+    largest: list[int] = field(default_factory=list)
+
+    def resolve(self, body: Any) -> Any:
+        sizes = [len(data) for data in image_payloads(body)]
+        self.largest.append(max(sizes, default=-1))
+        if any(size > self.max_bytes for size in sizes):
+            return Fail(400, self.message)
+        return self.otherwise if self.otherwise is not None else Reply(text="ok")
+
+
+def image_payloads(node: Any) -> list[str]:
+    """The base64 payloads of every image in a request body (OpenAI data URLs, Anthropic base64 sources)."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        if node.get("type") == "base64" and isinstance(node.get("data"), str):
+            found.append(node["data"])
+        for value in node.values():
+            found += image_payloads(value)
+    elif isinstance(node, list):
+        for item in node:
+            found += image_payloads(item)
+    elif isinstance(node, str) and node.startswith("data:image/"):
+        found.append(node.partition(",")[2])
+    return found
+
+
+Step = (
+    Reply
+    | Fail
+    | StreamError
+    | Disconnect
+    | Hang
+    | Stall
+    | KeepAlive
+    | Reset
+    | Raw
+    | RawStream
+    | ByProtocol
+    | RejectImages
+)

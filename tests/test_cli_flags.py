@@ -179,7 +179,8 @@ def test_a_flag_the_command_does_not_take_is_an_error(
     argv = place(position, [*MODEL_FLAG_VALUES[flag], "--home", str(fixture_home)], command)
     code, out, err = run_main(argv, capsys)
     assert code == exit_codes.USAGE and out == ""
-    assert err == f"hermes-tui: error: {flag} does not apply to `{command[0]}` (only to the TUI and `run`)\n"
+    takers = "the TUI, `run` and `replay`" if flag in ("--provider", "--model", "--base-url") else "the TUI and `run`"
+    assert err == f"hermes-tui: error: {flag} does not apply to `{command[0]}` (only to {takers})\n"
 
 
 def test_the_same_flag_twice_keeps_the_later_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

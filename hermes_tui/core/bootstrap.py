@@ -68,6 +68,7 @@ async def open_agent(
     from hermes_tui.core.agent import Agent
     from hermes_tui.core.providers.chain import build_chain
     from hermes_tui.core.providers.factory import make_provider
+    from hermes_tui.core.upkeep import run_upkeep
     from hermes_tui.store.db import SessionDB
 
     def make(route_choice: ProviderChoice) -> Provider:
@@ -83,6 +84,7 @@ async def open_agent(
     chain, skipped = build_chain(settings, choice, primary, make)
     db = await SessionDB.open(home.state_db)
     try:
+        upkeep = await run_upkeep(db, settings.sessions)
         agent = Agent(
             settings=settings,
             home=home,
@@ -101,6 +103,9 @@ async def open_agent(
         raise
     for line in skipped:
         agent.events.warn(line)
+    if upkeep.line():  # the start-up line: what state.db upkeep did (core/upkeep.py)
+        agent.events.review("info", upkeep.line())
+        agent.events.status(upkeep.line())
     if not agent.context_window_known:
         agent.events.warn(
             f"Unknown model '{agent.provider.model}': assuming a {agent.meter.context_length:,}-token window. "

@@ -1,6 +1,8 @@
 """The two SQLite connections behind a SessionDB and the rules for using them.
 
-Owns: opening a file (header check, WAL with the DELETE fallback, foreign keys, schema v14;
+Owns: opening a file (header check, WAL with the DELETE fallback, foreign keys, schema v14,
+`synchronous=FULL` on the writer as Hermes leaves it — measured at ~0.3 ms more per commit than
+NORMAL, off the event loop, so we keep Hermes's durability (docs/PERFORMANCE.md);
 a new file is created 0600 first, so SQLite gives its -wal and -shm the same private mode),
 a writer connection where every write runs in `BEGIN IMMEDIATE` with Hermes's retry on
 locked/busy (random 20-150 ms sleeps, 15 attempts) and a PASSIVE checkpoint every 50 writes
@@ -38,6 +40,9 @@ from hermes_tui.store.schema import SCHEMA_VERSION, SchemaState, ensure_schema, 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+# Hermes leaves `synchronous` at SQLite's default, FULL; the cost is measured in docs/PERFORMANCE.md
+# (bench/durability_bench.py). Per connection: the file itself is unchanged.
+SYNCHRONOUS = "FULL"
 
 BUSY_TIMEOUT_S = 1.0
 WRITE_ATTEMPTS = 15
@@ -262,9 +267,9 @@ async def _connect(path: Path, *, read_only: bool) -> aiosqlite.Connection:
     if read_only:
         await conn.execute("PRAGMA query_only=ON")
     else:
-        # WAL + NORMAL: no corruption on power loss, only the last commits may be lost; one
-        # fsync per checkpoint instead of per message (per connection, the file is unchanged).
-        await conn.execute("PRAGMA synchronous=NORMAL")
+        # Hermes's durability: SQLite's default FULL (the WAL is synced at every commit, so a
+        # committed message survives power loss); set explicitly because builds may default lower.
+        await conn.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
     return conn
 
 

@@ -189,19 +189,22 @@ async def test_error_inside_stream_is_retried(tmp_path: Path, server: FakeLLMSer
 
 
 async def test_invalid_tool_arguments_become_a_tool_error_not_a_crash(tmp_path: Path, server: FakeLLMServer) -> None:
-    server.enqueue(
-        Reply(tool_calls=[("call_x", "read_file", '{"path": "README.md"')]),  # unterminated JSON
-        Reply(tool_calls=[("call_y", "no_such_tool", "{}")]),
-        Reply(text="sorry"),
-    )
+    bad = Reply(tool_calls=[("call_x", "read_file", '{"path": README.md}')])  # complete but invalid JSON
+    server.enqueue(bad, bad, bad, Reply(tool_calls=[("call_y", "no_such_tool", "{}")]), Reply(text="sorry"))
     agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     result = await agent.run_conversation("read it")
     assert result.completed
     errors = [e for e in log.of(ev.ToolCallFinished) if e.is_error]
     assert len(errors) == 2
     assert "Invalid JSON" in errors[0].result and "does not exist" in errors[1].result
+    # The first two invalid answers were dropped and the same request sent again (reference §6.2).
+    assert (
+        server.requests[1].body["messages"]
+        == server.requests[0].body["messages"]
+        == server.requests[2].body["messages"]
+    )
     # The invalid arguments were never sent back to the provider as-is.
-    for message in server.requests[1].body["messages"]:
+    for message in server.requests[3].body["messages"]:
         for call in message.get("tool_calls") or []:
             json.loads(call["function"]["arguments"])
     await db.close()

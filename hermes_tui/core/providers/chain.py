@@ -39,6 +39,7 @@ class Route:
     window_known: bool
     provider: Provider | None = field(default=None, repr=False)
     quirks: set[str] = field(default_factory=set)  # sticky one-shot repairs this provider needed
+    image_limit: int | None = None  # the per-image size this provider named when it refused one (base64 chars)
 
     @property
     def label(self) -> str:

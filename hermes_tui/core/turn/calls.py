@@ -21,7 +21,7 @@ from hermes_tui.core import events as ev
 from hermes_tui.core.context.offload import off_loop
 from hermes_tui.core.providers.base import ChatRequest, Usage
 from hermes_tui.core.providers.credentials import cooldown_for
-from hermes_tui.core.turn import recovery, repairs
+from hermes_tui.core.turn import images, recovery, repairs
 from hermes_tui.core.turn.api_messages import build_api_messages
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.retry import interruptible_sleep
@@ -48,7 +48,7 @@ NETWORK_CONTINUE_PROMPT = (
     "you left off. Do not restart or repeat prior text. Finish the answer directly.]"
 )
 # repairs that stay on for the provider that needed them (applied to every request's copy)
-STICKY_REPAIRS = frozenset({"text_tool_results", "strip_schema_patterns"})
+STICKY_REPAIRS = frozenset({"text_tool_results", "strip_schema_patterns", "shrink_images", "strip_images"})
 
 
 async def build_request(state: TurnState, deps: TurnDeps) -> ChatRequest:
@@ -64,6 +64,8 @@ async def build_request(state: TurnState, deps: TurnDeps) -> ChatRequest:
     )
     if "text_tool_results" in quirks:
         repairs.text_tool_results(messages)
+    if quirks & repairs.IMAGE_QUIRKS:  # decoding and re-encoding images: never on the event loop
+        await asyncio.to_thread(repairs.apply_image_quirks, messages, quirks, deps.chain.active.image_limit)
     tools = deps.tool_schemas if state.tools_enabled else []
     if tools and "strip_schema_patterns" in quirks:
         tools, _ = repairs.strip_schema_patterns(tools)
@@ -145,20 +147,21 @@ def fall_back(state: TurnState, deps: TurnDeps, reason: str, message: str) -> bo
     return True
 
 
-def _apply_repair(state: TurnState, deps: TurnDeps, kind: str) -> int:
+def _apply_repair(state: TurnState, deps: TurnDeps, kind: str, message: str) -> int:
     """Apply one repair; how many things it changed (0: nothing to fix, the call is simply tried again)."""
+    if kind == "shrink_images":
+        deps.chain.active.image_limit = images.limit_from_error(message)
     if kind in STICKY_REPAIRS:
         deps.chain.active.quirks.add(kind)
         return 1
-    if kind == "shrink_images":
-        return repairs.shrink_images(state.messages)
     if kind == "strip_reasoning":
         return repairs.strip_reasoning(state.messages)
     raise AssertionError(f"unknown repair {kind!r}")
 
 
 REPAIR_TEXT = {
-    "shrink_images": "dropped the images it rejected as too large",
+    "shrink_images": "shrinking the images it rejected as too large",
+    "strip_images": "leaving images out for this model (it does not accept them)",
     "text_tool_results": "sending tool results as plain text to this provider",
     "strip_reasoning": "removed the replayed reasoning it rejected",
     "strip_schema_patterns": "removed pattern/format from the tool schemas for this provider",
@@ -214,9 +217,9 @@ async def _recover(
             )
             events.status(f"↻ {reason.replace('_', ' ')} — trying the next API key ({chain.active.key_note})")
             return _FRESH
-        case recovery.Repair(kind=kind, reason=reason):
+        case recovery.Repair(kind=kind, reason=reason, message=message):
             repairs_used.add(kind)
-            _apply_repair(state, deps, kind)
+            _apply_repair(state, deps, kind, message)
             events.review("warning", f"API {reason}: {REPAIR_TEXT[kind]} and retrying once")
             events.status(f"↻ {reason.replace('_', ' ')} — repairing the request and retrying")
             return _FRESH

@@ -22,6 +22,8 @@ REASONS: dict[str, str] = {
     "truncated_tool_call": "a tool call was cut by the output limit and could not be run",
     "partial_stream_recovery": "the connection dropped mid-answer; only the part that arrived is shown",
     "max_iterations": "the tool-call iteration budget ran out before the task was finished",
+    "invalid_tool_name": "the model kept calling tools that do not exist, so the turn was stopped",
+    "truncated_tool_arguments": "a tool call arrived cut off (incomplete JSON arguments) and was not run",
 }
 CONTENT_FILTERED = "the provider's content filter (or the model's refusal) stopped the answer"
 NO_ANSWER = "the model returned no answer"

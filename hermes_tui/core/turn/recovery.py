@@ -6,7 +6,8 @@ whether visible text was already delivered). `decide(facts, ...)` turns that int
 
     RotateCredential(cool)   429/401/402 and the pool has another key: bench this key, use the next
     Repair(kind)             a one-shot fix of the request for this class (shrink images, tool results
-                             as text, strip replayed reasoning, strip schema patterns), then call again
+                             as text, strip replayed reasoning, strip schema patterns), then call again;
+                             a model that takes no images gets them left out (checked first, as Hermes)
     Retry(delay)             back off, then call again (Retry-After for rate limits, else jittered)
     LowerOutputBudget(n)     the provider said only n output tokens fit: call again asking for fewer
     CompressAndRestart(lim)  413 / context overflow / long-context tier: lower the window to `lim` if
@@ -35,6 +36,7 @@ from hermes_tui.core.turn.errors import (
     parse_available_output_tokens_from_error,
     parse_context_limit_from_error,
 )
+from hermes_tui.core.turn.images import rejects_images
 from hermes_tui.core.turn.retry import jittered_backoff, retry_after_seconds
 
 MAX_COMPRESSION_ATTEMPTS = 3
@@ -85,6 +87,7 @@ class ErrorFacts:
     has_tool_calls: bool = False
     request_tokens: int = 0
     message_count: int = 0
+    images_unsupported: bool = False  # the model takes no images (checked before classification, §6.1 item 3)
 
     @classmethod
     def read(
@@ -127,7 +130,15 @@ class ErrorFacts:
             has_tool_calls=has_tool_calls,
             request_tokens=request_tokens,
             message_count=message_count,
+            images_unsupported=_rejects_images(exc, classified.status_code, message),
         )
+
+
+def _rejects_images(exc: BaseException, status: int | None, message: str) -> bool:
+    """A 4xx (or status-less) error saying the model does not take images."""
+    if status is not None and not 400 <= status < 500:
+        return False
+    return rejects_images(f"{message} {exc}")
 
 
 def _is_network_cut(exc: BaseException, reason: FailoverReason) -> bool:
@@ -256,6 +267,8 @@ def decide(
 ) -> Decision:
     """The recovery decision for one failed call (`retry_count` retries already made this call)."""
     chain = chain or ChainFacts()
+    if facts.images_unsupported and "strip_images" not in chain.repairs_used:
+        return Repair("strip_images", "vision_unsupported", facts.message)
     if facts.should_rotate_credential and chain.can_rotate:
         return RotateCredential(facts.reason, facts.reason, facts.retry_after, facts.message)
 

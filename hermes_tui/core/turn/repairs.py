@@ -3,10 +3,11 @@
 Each repair is a pure function over the conversation or the tool schemas; the retry loop applies
 the one `recovery.Repair(kind)` names and calls again.
 
-- `shrink_images`: images the provider refused as too large. Data-URL images over the per-image
-  cap are replaced by a short text note (no image codec ships with hermes-tui, so an image is
-  dropped rather than re-encoded); when none is over the cap (a dimension limit), every data-URL
-  image but the newest is dropped, then that one too if it was the only one.
+- `shrink_images`: images the provider refused as too large are downscaled and re-encoded to fit
+  (`hermes_tui.core.turn.images`); one that cannot be decoded becomes a short text note.
+- `strip_images`: a model that takes no images gets a short text note in place of each one.
+  Both image repairs stay on for the provider that needed them and change only the request's API
+  copy (`apply_image_quirks`): the stored conversation keeps its images.
 - `text_tool_results`: tool results sent as content-part lists become plain text (images noted).
 - `strip_reasoning`: replayed reasoning (thinking blocks with signatures, encrypted items) is
   removed from every message, so the provider sees none it could reject.
@@ -21,52 +22,31 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hermes_tui.core.messages import Message, content_text, is_image_part
+from hermes_tui.core.messages import Message, content_text
+from hermes_tui.core.turn import images
 
-IMAGE_CAP_BYTES = 5 * 1024 * 1024  # Anthropic's per-image limit, the strictest common one
-IMAGE_DROPPED = "[image omitted: the provider rejected it as too large]"
+IMAGE_DROPPED = images.UNDECODABLE_NOTE
 TOOL_IMAGE_NOTE = "[image]"
 REASONING_KEYS = ("reasoning_details", "codex_reasoning_items", "codex_message_items")
 SCHEMA_KEYS = ("pattern", "format")
+IMAGE_QUIRKS = frozenset({"shrink_images", "strip_images"})
+
+shrink_images = images.shrink_images
+strip_images = images.strip_images
 
 
-def _image_url(part: dict[str, Any]) -> str:
-    value = part.get("image_url")
-    if isinstance(value, dict):
-        value = value.get("url")
-    source = part.get("source")
-    if value is None and isinstance(source, dict) and source.get("type") == "base64":
-        return f"data:{source.get('media_type', 'image/png')};base64,{source.get('data', '')}"
-    return str(value or "")
+def apply_image_quirks(
+    messages: list[Message], quirks: set[str] | frozenset[str], image_limit: int | None = None
+) -> int:
+    """The image repairs a provider needed, applied to a request's API copy; how many images changed.
 
-
-def _decoded_size(url: str) -> int:
-    payload = url.partition(",")[2]
-    return len(payload) * 3 // 4
-
-
-def _data_url_images(messages: list[Message]) -> list[tuple[int, int]]:
-    """(message index, part index) of every data-URL image, oldest first."""
-    found = []
-    for m_index, message in enumerate(messages):
-        content = message.get("content")
-        if isinstance(content, list):
-            for p_index, part in enumerate(content):
-                if is_image_part(part) and _image_url(part).startswith("data:"):
-                    found.append((m_index, p_index))
-    return found
-
-
-def shrink_images(messages: list[Message]) -> int:
-    """Drop the data-URL images the provider could not take (in place); the number dropped."""
-    images = _data_url_images(messages)
-    oversized = [(m, p) for m, p in images if _decoded_size(_image_url(messages[m]["content"][p])) > IMAGE_CAP_BYTES]
-    targets = oversized or (images[:-1] if len(images) > 1 else images)
-    for m_index, p_index in targets:
-        content = list(messages[m_index]["content"])
-        content[p_index] = {"type": "text", "text": IMAGE_DROPPED}
-        messages[m_index] = {**messages[m_index], "content": content}
-    return len(targets)
+    `image_limit` is the per-image size the provider named (never above the common 5 MB cap).
+    """
+    if "strip_images" in quirks:
+        return strip_images(messages)
+    if "shrink_images" in quirks:
+        return shrink_images(messages, min(image_limit or images.IMAGE_CAP_BYTES, images.IMAGE_CAP_BYTES))
+    return 0
 
 
 def text_tool_results(messages: list[Message]) -> int:

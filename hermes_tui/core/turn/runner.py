@@ -4,7 +4,8 @@ Reference §6.0 (loop skeleton), §6.2 (response processing), §7 (empty-respons
 (finishing). `TurnRunner` works with the collaborators in `TurnDeps` — the live session, the
 provider, the tool registry, the compression orchestrator, the context meter, the event emitter —
 never with the Agent. The retry loop is `hermes_tui.core.turn.calls`; what a response leads to is
-`hermes_tui.core.turn.responses`.
+`hermes_tui.core.turn.responses`. How many calls the turn may make (the grace call, refunds) and what a
+malformed tool call leads to (resend, error results, a partial stop) is `hermes_tui.core.turn.budget`.
 
 Crash safety: the user's message is written to state.db as the turn starts, and the answer is
 saved while it streams (`core.turn.partial_save`), so a process killed mid-turn loses neither.
@@ -26,6 +27,14 @@ from hermes_tui.core import events as ev
 from hermes_tui.core.context.scaffolding import strip_trailing_scaffolding
 from hermes_tui.core.messages import tool_call_ids
 from hermes_tui.core.turn import responses
+from hermes_tui.core.turn.budget import (
+    IterationBudget,
+    Resend,
+    Stop,
+    ToolCallGuard,
+    refunds_iteration,
+    unique_history_ids,
+)
 from hermes_tui.core.turn.calls import FAILED, RESTART, call_with_recovery
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.partial_save import PartialSaver
@@ -52,6 +61,8 @@ class TurnRunner:
         self.deps = deps
         self.state = TurnState(user_message=valid_unicode(user_message))
         self.saver = PartialSaver(deps.session, self.state, deps.events)
+        self.budget = IterationBudget(deps.settings.agent.max_turns)
+        self.guard = ToolCallGuard()
 
     # ------------------------------------------------------------------ entry
 
@@ -169,35 +180,48 @@ class TurnRunner:
     # ------------------------------------------------------------------ main loop
 
     async def _main_loop(self) -> None:
-        state = self.state
-        max_iterations = self.deps.settings.agent.max_turns
-        while state.api_calls < max_iterations:
+        """Call, process, repeat while the iteration budget allows (`core.turn.budget`), then the grace call."""
+        state, budget = self.state, self.budget
+        while True:
             if self.deps.steering.stop_requested:
                 state.exit_reason = STOPPED_EXIT_REASON
                 return
+            if not budget.may_call(state.api_calls):
+                if state.final_response is not None or not budget.grant_grace():
+                    return
+                self._begin_grace()
+            budget.consume()
             state.api_calls += 1
+            continues = state.length_continues
             response = await call_with_recovery(state, self.deps, self._compress)
             if response is RESTART:
-                state.api_calls -= 1
+                if state.length_continues == continues:  # compressed or budget lowered: the call is refunded
+                    state.api_calls -= 1
+                    budget.refund_restart()
                 continue
             if response is FAILED:
                 return
             assert isinstance(response, StreamAccumulator)
+            if budget.in_grace:
+                self._finish_grace(response)
+                return
             if await self._process(response):
                 return
-        if state.final_response is None and not state.failed and not self.deps.steering.stop_requested:
-            await self._handle_max_iterations()
 
-    async def _handle_max_iterations(self) -> None:
+    def _begin_grace(self) -> None:
+        """The budget ran out without an answer: one tool-less call asking for a summary (§6.0 step 8)."""
         state = self.state
         state.tools_enabled = False
         state.extra_messages = [{"role": "user", "content": MAX_ITERATIONS_PROMPT}]
         self.deps.events.status("Iteration budget reached — asking for a final summary")
-        response = await call_with_recovery(state, self.deps, self._compress)
+
+    def _finish_grace(self, acc: StreamAccumulator) -> None:
+        """The grace call's answer is final whatever it holds; tool calls in it are never run."""
+        state = self.state
         state.extra_messages = []
-        if isinstance(response, StreamAccumulator):
-            text = strip_think_blocks(response.text)
-            responses.append_final(state, response, text or "(empty)")
+        acc.tool_calls = []
+        text = strip_think_blocks(acc.text)
+        responses.append_final(state, acc, text or "(empty)")
         state.exit_reason = "max_iterations"
 
     async def _process(self, acc: StreamAccumulator) -> bool:
@@ -206,6 +230,15 @@ class TurnRunner:
         if acc.finish_reason == "length":
             return responses.handle_length(state, acc, events, self.deps.settings.model.max_tokens)
         if acc.tool_calls:
+            match self.guard.judge(acc.tool_calls, self.deps.tools):
+                case Stop(exit_reason=exit_reason, message=message):
+                    state.partial, state.exit_reason = True, exit_reason
+                    state.final_response = strip_think_blocks(acc.text) or message
+                    events.warn(message)
+                    return True
+                case Resend(status=status):
+                    events.status(status)
+                    return False
             await self._run_tools(acc)
             return state.failed
         if not responses.accept_answer(state, acc):
@@ -219,6 +252,7 @@ class TurnRunner:
         state.pop_prefill()
         state.reset_empty_recovery()
         state.nudged_this_round = False
+        acc.tool_calls = unique_history_ids(acc.tool_calls, state.messages)
         state.messages.append(acc.assistant_message())
         names = tuple(call.name for call in acc.tool_calls)
         if strip_think_blocks(acc.text):
@@ -226,6 +260,8 @@ class TurnRunner:
             state.last_tool_names = names
         self._count_tool_iteration(names)
         await run_tool_calls(acc.tool_calls, deps, deps.tool_context(), state.messages)
+        if refunds_iteration(names):
+            self.budget.refund_iteration()
         deps.steering.deliver(state.messages)  # /steer: guidance rides on the result just produced
         await deps.session.flush(state.messages)
         deps.meter.publish(state.messages)

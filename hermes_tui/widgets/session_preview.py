@@ -85,6 +85,7 @@ class SessionPreviewPanel(Static):
         self.zone = zone
         self.wanted: str | None = None  # the session the cursor is on
         self.shown_id: str | None = None  # the session the panel shows
+        self.debounce_s = DEBOUNCE_S
         self.reads = 0
         self.dropped = 0
         self._timer: Timer | None = None
@@ -100,7 +101,7 @@ class SessionPreviewPanel(Static):
             self.shown_id = session_id
             self.update(note)
             return
-        self._timer = self.set_timer(DEBOUNCE_S, self._read_wanted)
+        self._timer = self.set_timer(self.debounce_s, self._read_wanted)
 
     def _read_wanted(self) -> None:
         self._timer = None

@@ -61,7 +61,7 @@ class MessageActionsMixin:
             return
         edit = message.action == ACTION_EDIT
         self.command_worker = self.run_worker(
-            self._branch_from(message.item, edit=edit), group="command", exclusive=True
+            self._branch_from_message(message.item, edit=edit), group="command", exclusive=True
         )
 
     def _copy_message(self, item: TranscriptItem) -> None:
@@ -79,7 +79,7 @@ class MessageActionsMixin:
         items = list(self.main.conversation.items)
         return await asyncio.to_thread(message_index_for, item, items, messages)
 
-    async def _branch_from(self, item: TranscriptItem, *, edit: bool) -> None:
+    async def _branch_from_message(self, item: TranscriptItem, *, edit: bool) -> None:
         from hermes_tui.core.command_result import CommandResult
         from hermes_tui.core.session.live import SessionError
 

@@ -113,7 +113,7 @@ class TreeActionsMixin:
             return
         handlers = {
             "rename": self._ask_rename,
-            "branch": self._branch_from,
+            "branch": self._branch_from_tree,
             "export": self._export,
             "copy_id": self._copy_id,
             "archive": self._toggle_archive,
@@ -158,7 +158,7 @@ class TreeActionsMixin:
 
     # ------------------------------------------------------------------ branch
 
-    def _branch_from(self, node: LineageNode) -> None:
+    def _branch_from_tree(self, node: LineageNode) -> None:
         if self.turn_running or self.command_running:
             self.notify(BUSY, severity="warning")
             return

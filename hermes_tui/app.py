@@ -107,6 +107,14 @@ class CoreEvent(Message):
         self.event = event
 
 
+def _import_core() -> None:
+    """Load the core's modules (the agent, its turn loop and reviewer) so start-up finds them imported."""
+    import importlib
+
+    for module in ("hermes_tui.core.bootstrap", "hermes_tui.core.agent"):
+        importlib.import_module(module)
+
+
 class HermesApp(NavigationMixin, App[int]):
     CSS_PATH = STYLES_PATH  # absolute, so subclasses defined anywhere find it
     TITLE = "hermes-tui"
@@ -173,6 +181,7 @@ class HermesApp(NavigationMixin, App[int]):
         self.run_worker(self._start_agent(), group="startup", exclusive=True)
 
     async def _start_agent(self) -> None:
+        await asyncio.to_thread(_import_core)  # ~90 ms of module loading, off the event loop
         from hermes_tui.config import ConfigError
         from hermes_tui.core.agent import AgentError
         from hermes_tui.core.bootstrap import open_agent

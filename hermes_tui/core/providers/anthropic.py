@@ -15,6 +15,7 @@ the client's generic `post` (`prebuilt_request`); the stream's events arrive as 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -259,13 +260,26 @@ class AnthropicProvider(Provider):
 
     def _get_client(self) -> AsyncAnthropic:
         if self._client is None:
-            from anthropic import AsyncAnthropic  # lazy: ~1 s of imports
+            self._client = self._new_client()
+        return self._client
 
-            kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
-            if self.base_url:
-                kwargs["base_url"] = self.base_url
-            kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
-            self._client = AsyncAnthropic(**kwargs)
+    def _new_client(self) -> AsyncAnthropic:
+        from anthropic import AsyncAnthropic  # lazy: ~1 s of imports
+
+        kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
+        return AsyncAnthropic(**kwargs)
+
+    async def _client_ready(self) -> AsyncAnthropic:
+        """The client; the first one is built in a worker thread (its TLS set-up loads the CA store, ~50 ms)."""
+        if self._client is None:
+            client = await asyncio.to_thread(self._new_client)
+            if self._client is None:
+                self._client = client
+            else:  # another call built one meanwhile: this one is closed with the provider
+                self._retired.append(client)
         return self._client
 
     def build_params(self, request: ChatRequest) -> dict[str, Any]:
@@ -292,7 +306,7 @@ class AnthropicProvider(Provider):
         # encoded off the loop for a long request (translation + the SDK's copy: ~0.45 s at 10,000 messages)
         body = await prepared_body(lambda: {**self.build_params(request), "stream": True}, size=len(request.messages))
         timeout = self.timeouts.http_timeout(request.timeout) if request.timeout is not None else None
-        client = self._get_client()
+        client = await self._client_ready()
         guard = GuardedStream(self.timeouts, self.endpoint, request.timeout or self.timeout)
         state = _StreamState(self.endpoint)
         sdk_stream = await guard.open(post_anthropic_stream(client, body, timeout=timeout))

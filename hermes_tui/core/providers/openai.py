@@ -16,6 +16,7 @@ stream's chunks arrive as plain dicts.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -295,13 +296,26 @@ class OpenAIProvider(Provider):
 
     def _get_client(self) -> AsyncOpenAI:
         if self._client is None:
-            from openai import AsyncOpenAI  # lazy: ~0.5 s of imports
+            self._client = self._new_client()
+        return self._client
 
-            kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
-            if self.base_url:
-                kwargs["base_url"] = self.base_url
-            kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
-            self._client = AsyncOpenAI(**kwargs)
+    def _new_client(self) -> AsyncOpenAI:
+        from openai import AsyncOpenAI  # lazy: ~0.5 s of imports
+
+        kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
+        return AsyncOpenAI(**kwargs)
+
+    async def _client_ready(self) -> AsyncOpenAI:
+        """The client; the first one is built in a worker thread (its TLS set-up loads the CA store, ~50 ms)."""
+        if self._client is None:
+            client = await asyncio.to_thread(self._new_client)
+            if self._client is None:
+                self._client = client
+            else:  # another call built one meanwhile: this one is closed with the provider
+                self._retired.append(client)
         return self._client
 
     def build_params(self, request: ChatRequest) -> dict[str, Any]:
@@ -327,7 +341,7 @@ class OpenAIProvider(Provider):
         # the loop for a long request (the SDK's own walk over it held the loop ~1.6 s at 10,000 messages)
         body = await prepared_body(lambda: self.build_params(request), size=len(request.messages))
         timeout = self.timeouts.http_timeout(request.timeout) if request.timeout is not None else None
-        client = self._get_client()
+        client = await self._client_ready()
         guard = GuardedStream(self.timeouts, self.endpoint, request.timeout or self.timeout)
         folder = _ChunkFolder(self.endpoint)
         sdk_stream = await guard.open(post_openai_stream(client, body, timeout=timeout))

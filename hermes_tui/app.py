@@ -44,6 +44,7 @@ from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.compress_preview import CompressPreviewScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
+from hermes_tui.widgets.conversation import history_items
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 from hermes_tui.widgets.review_log import ReviewLog
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 
 QUIT_WINDOW_S = 2.0
 GC_TICK_S = 0.25
+LONG_HISTORY = 1_000  # messages from which a loaded history is turned into transcript items in a worker
 BUSY_HINT = "— /queue TEXT sends it when the turn ends, /steer TEXT guides it now, Ctrl-C interrupts."
 
 EventT = TypeVar("EventT", bound=ev.Event)
@@ -396,7 +398,10 @@ class HermesApp(NavigationMixin, App[int]):
 
     @handles(ev.HistoryReplaced)
     async def _show_history_replaced(self, event: ev.HistoryReplaced) -> None:
-        self.main.conversation.load_history(event.messages)
+        items = None
+        if len(event.messages) >= LONG_HISTORY:  # converting 10,000 messages held the loop 30-45 ms
+            items = await asyncio.to_thread(history_items, event.messages)
+        self.main.conversation.load_history(event.messages, items)
         self._show_session(event.session_id)
         self.reveal_pending(event.messages)  # a search hit waiting for this history
 

@@ -50,6 +50,11 @@ MAX_FLUSH_INTERVAL = 0.25  # the slowest, when rendering one flush is expensive
 RENDER_SHARE = 0.33  # streaming renders may take about this share of the event loop's time
 
 
+def history_items(messages: list[dict[str, Any]]) -> list[TranscriptItem]:
+    """The transcript items of a history, made safe to show (pure: fine in a worker thread)."""
+    return history_to_items(visible_in(messages))
+
+
 class ConversationView(VerticalScroll):
     """The conversation: user prompts, streamed answers, tool cards and notices."""
 
@@ -324,9 +329,13 @@ class ConversationView(VerticalScroll):
 
     # ------------------------------------------------------------------ history and paging
 
-    def load_history(self, messages: list[dict[str, Any]]) -> AwaitComplete:
-        """Replace the transcript with OpenAI-format messages; only the last page is mounted."""
-        items = history_to_items(visible_in(messages))
+    def load_history(self, messages: list[dict[str, Any]], items: list[TranscriptItem] | None = None) -> AwaitComplete:
+        """Replace the transcript with OpenAI-format messages; only the last page is mounted.
+
+        `items` are the messages already converted (`history_items`), e.g. in a worker thread.
+        """
+        if items is None:
+            items = history_items(messages)
         return AwaitComplete(self._replace_items(items))
 
     def clear(self) -> AwaitComplete:

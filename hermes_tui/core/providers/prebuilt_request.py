@@ -4,8 +4,9 @@ The SDKs' `create()` methods walk the whole request before sending it: OpenAI's
 `async_maybe_transform` (~1.6 s for 10,000 messages on this project's machine kind) and
 Anthropic's request-data copy (~0.23 s), both on the event loop. Our request bodies are already
 plain JSON-ready dicts, so that walk changes nothing. Here the body is built and serialised in a
-worker thread for long requests (`core.context.offload.off_loop`), byte for byte as the SDKs'
-own encoders write it (UTF-8, compact separators, no NaN), and the bytes go through the client's
+worker thread for long requests (`core.context.offload.off_loop`) with the SDKs' own encoder
+settings (UTF-8, compact separators, no NaN: the same JSON `create()` sends, keys in our order),
+and the bytes go through the client's
 generic `post(path, content=..., stream=True, stream_cls=...)`: request building, headers,
 authentication, timeouts, retries, HTTP status errors (the same SDK exception classes) and the
 SSE decoding with its in-stream error events are still the SDK's.

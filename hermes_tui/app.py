@@ -46,6 +46,7 @@ from hermes_tui.screens.compress_preview import CompressPreviewScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.tree_actions import TreeActionsMixin
+from hermes_tui.widgets.conversation import history_items
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 from hermes_tui.widgets.review_log import ReviewLog
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
 
 QUIT_WINDOW_S = 2.0
 GC_TICK_S = 0.25
+LONG_HISTORY = 1_000  # messages from which a loaded history is turned into transcript items in a worker
 BUSY_HINT = "— /queue TEXT sends it when the turn ends, /steer TEXT guides it now, Ctrl-C interrupts."
 
 EventT = TypeVar("EventT", bound=ev.Event)
@@ -107,6 +109,14 @@ class CoreEvent(Message):
     def __init__(self, event: ev.Event) -> None:
         super().__init__()
         self.event = event
+
+
+def _import_core() -> None:
+    """Load the core's modules (the agent, its turn loop and reviewer) so start-up finds them imported."""
+    import importlib
+
+    for module in ("hermes_tui.core.bootstrap", "hermes_tui.core.agent"):
+        importlib.import_module(module)
 
 
 class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]):
@@ -175,6 +185,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self.run_worker(self._start_agent(), group="startup", exclusive=True)
 
     async def _start_agent(self) -> None:
+        await asyncio.to_thread(_import_core)  # ~90 ms of module loading, off the event loop
         from hermes_tui.config import ConfigError
         from hermes_tui.core.agent import AgentError
         from hermes_tui.core.bootstrap import open_agent
@@ -390,7 +401,10 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
 
     @handles(ev.HistoryReplaced)
     async def _show_history_replaced(self, event: ev.HistoryReplaced) -> None:
-        self.main.conversation.load_history(event.messages)
+        items = None
+        if len(event.messages) >= LONG_HISTORY:  # converting 10,000 messages held the loop 30-45 ms
+            items = await asyncio.to_thread(history_items, event.messages)
+        self.main.conversation.load_history(event.messages, items)
         self._show_session(event.session_id)
         self.reveal_pending(event.messages)  # a search hit waiting for this history
 

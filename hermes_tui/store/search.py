@@ -7,6 +7,8 @@ Up to RANK_PROBE_LIMIT matches are ranked by BM25; more than that are returned n
 (rowid descending over the FTS match, so SQLite stops after `limit` rows). `sort="rank"` always
 ranks; `sort="newest"`/`"oldest"` order by insertion (rowid), which is Hermes's canonical order.
 
+A filter by one role merges the matches with our role index (store.search_by_role), so a
+common term no message of that role holds does not read every match's row.
 CJK queries use the trigram index or a LIKE fallback (see fts_query; the fallback walks messages
 newest-first by id and stops after the page). `search_lineages` groups the matches one row per
 lineage for the search screen (store.search_lineages). Every hit carries
@@ -25,6 +27,7 @@ from hermes_tui.store.base import StoreBase
 from hermes_tui.store.codec import clipped_content_sql, decode_content, flatten_text, truncate
 from hermes_tui.store.connection import placeholders, tuples
 from hermes_tui.store.lineage_queries import ROOTS_SQL
+from hermes_tui.store.search_by_role import role_index_exists, role_page_ids
 from hermes_tui.store.search_lineages import LineageSearch, LineageSearchOptions, run_lineage_search
 from hermes_tui.store.search_plan import SearchRequest, as_list, like_condition, plan_search, search_filters
 
@@ -106,12 +109,26 @@ def _fts_hits(conn: sqlite3.Connection, req: SearchRequest) -> list[dict[str, An
                 matched = tuples(conn, probe, (match, RANK_PROBE_LIMIT + 1))[0][0]
                 sort = "rank" if matched <= RANK_PROBE_LIMIT else "newest"
             order = {"rank": "rank", "newest": f"{table}.rowid DESC", "oldest": f"{table}.rowid ASC"}[sort]
-            sql = (
+            select = (
                 f"SELECT {_HIT_COLUMNS}, snippet({table}, 0, '>>>', '<<<', '...', {SNIPPET_TOKENS})"
                 f" FROM {table} JOIN messages m ON m.id = {table}.rowid JOIN sessions s ON s.id = m.session_id"
-                f" WHERE {table} MATCH ?{req.where} ORDER BY {order} LIMIT ? OFFSET ?"
             )
-            rows = tuples(conn, sql, (match, *req.params, *req.page))
+            if sort != "rank" and len(req.roles) == 1 and role_index_exists(conn):
+                ids = role_page_ids(  # merged with the role index: never reads every match's row
+                    conn,
+                    table=table,
+                    match=match,
+                    role=req.roles[0],
+                    where=req.where,
+                    params=req.params,
+                    page=req.page,
+                    newest_first=sort == "newest",
+                )
+                sql = f"{select} WHERE {table} MATCH ? AND {table}.rowid IN ({placeholders(ids)}) ORDER BY {order}"
+                rows = tuples(conn, sql, (match, *ids)) if ids else []
+            else:
+                sql = f"{select} WHERE {table} MATCH ?{req.where} ORDER BY {order} LIMIT ? OFFSET ?"
+                rows = tuples(conn, sql, (match, *req.params, *req.page))
         except sqlite3.OperationalError as exc:
             if any(marker in str(exc).lower() for marker in _FTS_QUERY_ERRORS):
                 continue  # the query text is not valid FTS5: try the next, safer form
@@ -227,6 +244,7 @@ class SearchMixin(StoreBase):
             include_inactive=include_inactive,
             trigram_available=self.trigram_available,
             sources=tuple(as_list(source_filter)),
+            roles=tuple(as_list(role_filter)),
         )
         if req is None:
             return []

@@ -33,6 +33,7 @@ class SearchRequest:
     like_terms: tuple[str, ...] = ()
     like_connectors: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # the source filter: a search of no such session is empty at once
+    roles: tuple[str, ...] = ()  # the role filter: one role is searched through the role index
 
 
 def as_list(value: str | Sequence[str] | None) -> list[str]:
@@ -107,6 +108,7 @@ def plan_search(
     include_inactive: bool,
     trigram_available: bool,
     sources: tuple[str, ...] = (),
+    roles: tuple[str, ...] = (),
 ) -> SearchRequest | None:
     """The request for `query` (already stripped), or None when nothing searchable is left.
 
@@ -121,6 +123,7 @@ def plan_search(
         "sort": sort,
         "include_inactive": include_inactive,
         "sources": sources,
+        "roles": roles,
     }
     plan = plan_cjk_query(query)
     if plan is not None and not (plan.use_trigram and trigram_available):

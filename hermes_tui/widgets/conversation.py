@@ -59,6 +59,11 @@ BRANCH_NOTE = (
 EDIT_NOTE = "On your message: a branch whose history ends before it, with its text in the prompt to change and send."
 
 
+def history_items(messages: list[dict[str, Any]]) -> list[TranscriptItem]:
+    """The transcript items of a history, made safe to show (pure: fine in a worker thread)."""
+    return history_to_items(visible_in(messages))
+
+
 class ConversationView(ConversationKeys, VerticalScroll):
     """The conversation: user prompts, streamed answers, tool cards and notices."""
 
@@ -345,9 +350,13 @@ class ConversationView(ConversationKeys, VerticalScroll):
 
     # ------------------------------------------------------------------ history and paging
 
-    def load_history(self, messages: list[dict[str, Any]]) -> AwaitComplete:
-        """Replace the transcript with OpenAI-format messages; only the last page is mounted."""
-        items = history_to_items(visible_in(messages))
+    def load_history(self, messages: list[dict[str, Any]], items: list[TranscriptItem] | None = None) -> AwaitComplete:
+        """Replace the transcript with OpenAI-format messages; only the last page is mounted.
+
+        `items` are the messages already converted (`history_items`), e.g. in a worker thread.
+        """
+        if items is None:
+            items = history_items(messages)
         self._history_load = AwaitComplete(self._replace_items(items))
         return self._history_load
 

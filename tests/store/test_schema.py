@@ -40,10 +40,14 @@ async def test_new_file_has_exactly_the_schema_hermes_writes_plus_our_documented
     # the documented extra index(es), which are plain indexes on a Hermes table.
     extra = {key: sql for key, sql in ours.items() if key not in hermes}
     assert {key: sql for key, sql in ours.items() if key in hermes} == hermes
-    assert set(extra) == {("index", name) for name in schema.OUR_INDEXES} == {("index", schema.LINEAGE_INDEX)}
+    assert set(extra) == {("index", name) for name in schema.OUR_INDEXES}
+    assert set(schema.OUR_INDEXES) == {schema.LINEAGE_INDEX, schema.ROLE_INDEX}
     assert all(name.startswith("idx_hermes_tui_") for _, name in extra)
     assert raw_execute(db_path, f"SELECT tbl_name FROM sqlite_master WHERE name = '{schema.LINEAGE_INDEX}'") == [
         ("sessions",)
+    ]
+    assert raw_execute(db_path, f"SELECT tbl_name FROM sqlite_master WHERE name = '{schema.ROLE_INDEX}'") == [
+        ("messages",)
     ]
     assert _columns(db_path) == _columns(FIXTURE)
     assert raw_execute(db_path, "SELECT version FROM schema_version") == [(14,)]
@@ -58,8 +62,9 @@ async def test_a_hermes_file_gains_only_our_index_and_gets_it_back_when_dropped(
     await store.close()
     after = _schema_sql(hermes_fixture_db)
     assert {key: sql for key, sql in after.items() if key not in _ours(hermes_fixture_db)} == before
-    assert set(_ours(hermes_fixture_db)) == {("index", schema.LINEAGE_INDEX)}
+    assert set(_ours(hermes_fixture_db)) == {("index", schema.LINEAGE_INDEX), ("index", schema.ROLE_INDEX)}
     raw_execute(hermes_fixture_db, f"DROP INDEX {schema.LINEAGE_INDEX}")  # e.g. a tool rebuilt the table
+    raw_execute(hermes_fixture_db, f"DROP INDEX {schema.ROLE_INDEX}")
     store = await SessionDB.open(hermes_fixture_db)
     try:
         assert len(await store.list_sessions_rich()) == 4

@@ -31,7 +31,7 @@ from hermes_tui.core.context.markers import (
     TRUNCATED_LEAF_SUFFIX,
 )
 from hermes_tui.core.context.sizing import message_budget_tokens, tool_call_arguments, tool_call_name
-from hermes_tui.core.context.tool_oneliners import summarize_tool_result
+from hermes_tui.core.context.tool_oneliners import parse_tool_args, summarize_tool_result
 from hermes_tui.core.messages import Message, is_image_part
 from hermes_tui.store.models import SUMMARY_MARKERS, is_summary_text
 
@@ -151,8 +151,10 @@ def _strip_screenshots(content: list[Any]) -> list[Any] | None:
     return [{"type": "text", "text": SCREENSHOT_REMOVED_PART} if is_image_part(part) else part for part in content]
 
 
-def _summarised_content(message: Message, calls: dict[str, tuple[str, str]]) -> Any | None:
-    """New content for an old tool result, or None to keep it."""
+def _summarised_content(
+    message: Message, calls: dict[str, tuple[str, str]], parsed: dict[str, dict[str, Any]]
+) -> Any | None:
+    """New content for an old tool result, or None to keep it. `parsed`: arguments parsed so far."""
     content = message.get("content")
     if type(content) is str:  # the common case first
         if len(content) <= SUMMARIZE_MIN_CHARS or content.startswith("[Duplicate tool output"):
@@ -168,7 +170,10 @@ def _summarised_content(message: Message, calls: dict[str, tuple[str, str]]) -> 
     elif content.startswith("[Duplicate tool output"):
         return None
     name, arguments = _tool_name_for(message, calls)
-    return summarize_tool_result(name, arguments, content)
+    args = parsed.get(arguments)
+    if args is None:  # the same arguments recur (a file read again and again): parse each text once
+        args = parsed[arguments] = parse_tool_args(arguments)
+    return summarize_tool_result(name, arguments, content, parsed_args=args)
 
 
 def _truncated_calls(message: Message) -> list[Any] | None:
@@ -246,6 +251,7 @@ def prune_pass(
     calls = tool_call_index(result)
     changed = 0
     candidates: list[int] = []
+    parsed: dict[str, dict[str, Any]] = {}
     # Pass 1 keys: a cheap key (length and last characters) picks the few outputs to compare in
     # full, so no output is hashed whole (the same outcome as keying by the content itself).
     seen: dict[tuple[int, str], list[str]] = {}
@@ -267,7 +273,7 @@ def prune_pass(
                 else:
                     bucket.append(content)
             if i < boundary:
-                new_content = _summarised_content(message, calls)  # pass 2
+                new_content = _summarised_content(message, calls, parsed)  # pass 2
                 if new_content is not None:
                     if message is messages[i]:
                         changed += 1

@@ -178,10 +178,20 @@ def _generic(tool: str, args: dict[str, Any], n: str) -> str:
     return f"[{tool}] {pairs + ' ' if pairs else ''}({n} chars result)"
 
 
-def summarize_tool_result(tool_name: str, args_json: str | None, content: str) -> str:
-    """A one-line description of a tool call and its result (never raises on odd arguments)."""
+def parse_tool_args(args_json: str | None) -> dict[str, Any]:
+    """A call's arguments as the one-liners read them: the JSON object, else {} (never raises)."""
+    return _parse_args(args_json)
+
+
+def summarize_tool_result(
+    tool_name: str, args_json: str | None, content: str, *, parsed_args: dict[str, Any] | None = None
+) -> str:
+    """A one-line description of a tool call and its result (never raises on odd arguments).
+
+    `parsed_args` is `parse_tool_args(args_json)` when the caller has it already (it is only read).
+    """
     tool = tool_name or "tool"
-    args = _parse_args(args_json)
+    args = _parse_args(args_json) if parsed_args is None else parsed_args
     formatter = _FORMATTERS.get(tool)
     if formatter is not None:
         return formatter(args, content)

@@ -1,8 +1,9 @@
 """Anthropic prompt-caching breakpoints, strategy "system_and_3" (reference §9).
 
-`apply_anthropic_cache_control` marks at most four breakpoints on a deep copy of OpenAI-format
+`apply_anthropic_cache_control` marks at most four breakpoints on a copy of OpenAI-format
 messages: the system message (when it comes first) and the last three non-system messages. The
-Anthropic wire translation carries the markers onto the content blocks it builds.
+Anthropic wire translation carries the markers onto the content blocks it builds. Only the
+messages it changes are copied (deeply); the rest are shared with the input, read-only.
 """
 
 from __future__ import annotations
@@ -40,6 +41,13 @@ def _mark(message: dict[str, Any], ttl: str, native_anthropic: bool) -> None:
             content[-1] = {"type": "text", "text": str(last), "cache_control": cache_marker(ttl)}
 
 
+def _has_marker(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    if "cache_control" in message:
+        return True
+    return isinstance(content, list) and any(isinstance(part, dict) and "cache_control" in part for part in content)
+
+
 def _clear(message: dict[str, Any]) -> None:
     """Drop markers a message may already carry, so the total never passes four."""
     message.pop("cache_control", None)
@@ -53,15 +61,21 @@ def _clear(message: dict[str, Any]) -> None:
 def apply_anthropic_cache_control(
     messages: list[dict[str, Any]], ttl: str = "5m", *, native_anthropic: bool = True
 ) -> list[dict[str, Any]]:
-    """A deep copy of `messages` with cache_control on the system message and the last 3 others."""
-    marked = copy.deepcopy(messages)
+    """A copy of `messages` with cache_control on the system message and the last 3 others.
+
+    The messages it marks, and those carrying an old marker (cleared, so the total never passes
+    four), are deep copies; the others are the input's own dicts, which callers must not change.
+    """
+    marked = list(messages)
     if not marked:
         return marked
-    for message in marked:
-        _clear(message)
-    if marked[0].get("role") == "system":
-        _mark(marked[0], ttl, native_anthropic)
+    targets: list[int] = [0] if marked[0].get("role") == "system" else []
     others = [index for index, message in enumerate(marked) if message.get("role") != "system"]
-    for index in others[-TAIL_BREAKPOINTS:]:
+    targets += others[-TAIL_BREAKPOINTS:]
+    for index, message in enumerate(marked):
+        if index in targets or _has_marker(message):
+            marked[index] = copy.deepcopy(message)
+            _clear(marked[index])
+    for index in targets:
         _mark(marked[index], ttl, native_anthropic)
     return marked

@@ -9,11 +9,14 @@ as the answer), usage from the final chunk, and the finish reason. The stream ru
 ignores `stream` and answers with one JSON completion is read as if it had streamed it. A stream
 without a finish reason (or `[DONE]`) raises `ProviderStreamError`; a content-filter stop with no
 content raises `ProviderRefusal`. The SDK is imported on first use; HTTP status errors propagate
-as the SDK's exceptions.
+as the SDK's exceptions. The request body is encoded by us and sent through the client's generic
+`post` (`prebuilt_request`), so the SDK's per-request walk never runs on the event loop; the
+stream's chunks arrive as plain dicts.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -35,6 +38,7 @@ from hermes_tui.core.providers.base import (
 )
 from hermes_tui.core.providers.failures import ProviderRefusal, ProviderStreamError
 from hermes_tui.core.providers.plain_body import read_plain_body
+from hermes_tui.core.providers.prebuilt_request import post_openai_stream, prepared_body
 from hermes_tui.core.providers.stream_guard import GuardedStream, StreamTimeouts
 
 if TYPE_CHECKING:
@@ -292,13 +296,26 @@ class OpenAIProvider(Provider):
 
     def _get_client(self) -> AsyncOpenAI:
         if self._client is None:
-            from openai import AsyncOpenAI  # lazy: ~0.5 s of imports
+            self._client = self._new_client()
+        return self._client
 
-            kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
-            if self.base_url:
-                kwargs["base_url"] = self.base_url
-            kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
-            self._client = AsyncOpenAI(**kwargs)
+    def _new_client(self) -> AsyncOpenAI:
+        from openai import AsyncOpenAI  # lazy: ~0.5 s of imports
+
+        kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
+        return AsyncOpenAI(**kwargs)
+
+    async def _client_ready(self) -> AsyncOpenAI:
+        """The client; the first one is built in a worker thread (its TLS set-up loads the CA store, ~50 ms)."""
+        if self._client is None:
+            client = await asyncio.to_thread(self._new_client)
+            if self._client is None:
+                self._client = client
+            else:  # another call built one meanwhile: this one is closed with the provider
+                self._retired.append(client)
         return self._client
 
     def build_params(self, request: ChatRequest) -> dict[str, Any]:
@@ -320,13 +337,14 @@ class OpenAIProvider(Provider):
         return params
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        params = self.build_params(request)
-        if request.timeout is not None:
-            params["timeout"] = self.timeouts.http_timeout(request.timeout)
-        client = self._get_client()
+        # the body `chat.completions.create(**build_params(...))` would send, built and encoded off
+        # the loop for a long request (the SDK's own walk over it held the loop ~1.6 s at 10,000 messages)
+        body = await prepared_body(lambda: self.build_params(request), size=len(request.messages))
+        timeout = self.timeouts.http_timeout(request.timeout) if request.timeout is not None else None
+        client = await self._client_ready()
         guard = GuardedStream(self.timeouts, self.endpoint, request.timeout or self.timeout)
         folder = _ChunkFolder(self.endpoint)
-        sdk_stream = await guard.open(client.chat.completions.create(**params))
+        sdk_stream = await guard.open(post_openai_stream(client, body, timeout=timeout))
         async with sdk_stream:
             plain = await read_plain_body(guard, sdk_stream)
             if plain is not None:

@@ -191,17 +191,39 @@ def test_unsaved_changes_in_a_read_only_home_are_one_line(tmp_path: Path) -> Non
     assert_one_line_error(result, "recent changes are still in state.db-wal and this folder is read-only")
 
 
-def test_a_read_only_hermes_db_that_needs_an_upgrade_is_one_line(tmp_path: Path) -> None:
-    """Hermes's own file lacks our listing index; read-only, it cannot be added, so we say so."""
+def test_a_read_only_hermes_db_is_read_without_our_own_indexes(tmp_path: Path) -> None:
+    """Hermes's own file lacks our speed-up indexes; read-only, they cannot be added and are not needed."""
     home = tmp_path / "hermes-home"
     home.mkdir()
     shutil.copyfile(LOCAL_FIXTURE_DB, home / "state.db")
+    before = digest(home / "state.db")
+    home.chmod(0o500)
+    try:
+        listing = run_cli_read_only("sessions", "--json", "--home", str(home), cwd=tmp_path)
+        found = run_cli_read_only("search", "桂林旅游", "--json", "--home", str(home), cwd=tmp_path)
+    finally:
+        home.chmod(0o700)
+    assert listing.returncode == 0, listing.stderr
+    assert any(row["title"] == "refactor auth #3" for row in json.loads(listing.stdout))
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout), "the Hermes fixture's CJK message is found"
+    assert digest(home / "state.db") == before
+
+
+def test_a_read_only_db_with_an_older_schema_is_one_line(tmp_path: Path) -> None:
+    """A file whose schema is older than v14 needs work we cannot do without write access: we say so."""
+    home = tmp_path / "old-home"
+    home.mkdir()
+    shutil.copyfile(LOCAL_FIXTURE_DB, home / "state.db")
+    with sqlite3.connect(home / "state.db") as conn:
+        conn.execute("UPDATE schema_version SET version = 13")
+    conn.close()
     home.chmod(0o500)
     try:
         result = run_cli_read_only("sessions", "--home", str(home), cwd=tmp_path)
     finally:
         home.chmod(0o700)
-    assert_one_line_error(result, "needs an upgrade to v14, but it is read-only here; open it once with write access")
+    assert_one_line_error(result, "has schema v13 and needs an upgrade to v14, but it is read-only here")
 
 
 # --------------------------------------------------------------------------- bad configuration

@@ -206,7 +206,7 @@ def _inspect_read_only(path: Path) -> tuple[SchemaState, str, str]:
     try:
         fts, trigram = fts_support()
         stored = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] if _has_table(conn) else None
-        if needs_schema_work(conn, fts, trigram):
+        if needs_schema_work(conn, fts, trigram, ours=False):
             found = f"schema v{stored}" if stored else "an older schema"
             raise StoreError(
                 f"{path}: has {found} and needs an upgrade to v{SCHEMA_VERSION}, but it is read-only here;"

@@ -139,6 +139,9 @@ SELECT start, id, MAX(depth) FROM up GROUP BY start
 LINK_COLUMNS = "id, parent_session_id, started_at, ended_at, end_reason, archived, source"
 
 _LINK_BY_ID_SQL = f"SELECT {LINK_COLUMNS} FROM sessions INDEXED BY {LINEAGE_INDEX} WHERE id = ?"
+# A file opened read-only may lack our index (one Hermes wrote): then the same lookup by primary key.
+_LINK_BY_ID_PLAIN_SQL = f"SELECT {LINK_COLUMNS} FROM sessions WHERE id = ?"
+_INDEX_EXISTS_SQL = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?"
 _COMPRESSION_CHILD_SQL = (
     "SELECT id FROM sessions WHERE parent_session_id = ? AND started_at >= ? ORDER BY started_at DESC, id DESC LIMIT 1"
 )
@@ -221,13 +224,15 @@ class LazyGraph(SessionGraph):
         super().__init__()
         self._cursor = conn.cursor()
         self._cursor.row_factory = None
+        has_index = self._cursor.execute(_INDEX_EXISTS_SQL, (LINEAGE_INDEX,)).fetchone() is not None
+        self._link_sql = _LINK_BY_ID_SQL if has_index else _LINK_BY_ID_PLAIN_SQL
         self._links: dict[str, SessionLink | None] = {}
         self._edges: dict[str, EdgeRecord | None] = {}
         self._children: dict[str, str | None] = {}
 
     def link(self, session_id: str) -> SessionLink | None:
         if session_id not in self._links:
-            row = self._cursor.execute(_LINK_BY_ID_SQL, (session_id,)).fetchone()
+            row = self._cursor.execute(self._link_sql, (session_id,)).fetchone()
             self._links[session_id] = SessionLink.from_row(row) if row else None
         return self._links[session_id]
 

@@ -253,8 +253,12 @@ def _stored_version(conn: sqlite3.Connection) -> int | None:
     return None if row is None or row[0] is None else int(row[0])
 
 
-def needs_schema_work(conn: sqlite3.Connection, fts: bool, trigram: bool) -> bool:
-    """A read-only check: is anything missing? (The common case opens without a write lock.)"""
+def needs_schema_work(conn: sqlite3.Connection, fts: bool, trigram: bool, *, ours: bool = True) -> bool:
+    """A read-only check: is anything missing? (The common case opens without a write lock.)
+
+    `ours=False` leaves out our own indexes (`OUR_INDEXES`): they only make queries faster, so a
+    file opened read-only — e.g. one Hermes wrote, in a home we may not write — is usable without them.
+    """
     tables = _existing(conn, "table")
     stored = _stored_version(conn)
     if not set(CORE_TABLES) <= tables or stored is None or stored < SCHEMA_VERSION:
@@ -266,7 +270,7 @@ def needs_schema_work(conn: sqlite3.Connection, fts: bool, trigram: bool) -> boo
         "idx_messages_platform_msg_id",
         "idx_messages_session_active",
         "idx_sessions_title_unique",
-        *OUR_INDEXES,
+        *(OUR_INDEXES if ours else ()),
     }
     if not wanted_indexes <= indexes:
         return True

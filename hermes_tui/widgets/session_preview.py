@@ -51,7 +51,8 @@ def preview_text(preview: SessionPreview, *, now: float, zone: tzinfo | None = N
     text.append(f"{preview.message_count} {noun} · ")
     text.append(f"{format_tokens(preview.input_tokens)} in / {format_tokens(preview.output_tokens)} out tokens\n")
     text.append(_chain_line(preview) + "\n")
-    text.append(f"active  {format_age(now - preview.last_active)} ago\n")
+    age = format_age(now - preview.last_active)
+    text.append(f"active  {age if age == 'now' else age + ' ago'}\n")
     text.append(f"started {_when(preview.started_at, zone)}\n")
     if preview.ended_at is not None:
         reason = f" · {visible(preview.end_reason)}" if preview.end_reason else ""

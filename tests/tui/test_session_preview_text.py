@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import UTC
 
 from hermes_tui.store.preview import SessionPreview
 from hermes_tui.widgets.session_preview import preview_text
@@ -32,14 +32,14 @@ def preview(**changes: object) -> SessionPreview:
 
 
 def test_activity_reads_as_now_or_as_an_age() -> None:
-    just_now = preview_text(preview(), now=START + 630, zone=timezone.utc).plain
+    just_now = preview_text(preview(), now=START + 630, zone=UTC).plain
     assert "active  now\n" in just_now and "now ago" not in just_now
-    later = preview_text(preview(), now=START + 600 + 3 * 3600, zone=timezone.utc).plain
+    later = preview_text(preview(), now=START + 600 + 3 * 3600, zone=UTC).plain
     assert "active  3h ago" in later
 
 
 def test_the_first_and_last_user_messages_and_the_counts_are_shown_as_data() -> None:
-    text = preview_text(preview(last_user="\x1b]0;pwned\x07 roll back"), now=START + 700, zone=timezone.utc).plain
+    text = preview_text(preview(last_user="\x1b]0;pwned\x07 roll back"), now=START + 700, zone=UTC).plain
     assert "first “how do we deploy?”" in text
     assert "\x1b" not in text and "roll back" in text
     assert "12 msgs" in text and "started 2025-12-01 12:00" in text

@@ -16,12 +16,6 @@ from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
 
-from hermes_tui.screens.approval import ApprovalScreen
-from hermes_tui.widgets.conversation import ConversationView
-from hermes_tui.widgets.lineage_tree import LineageTree
-from hermes_tui.widgets.prompt_input import PromptInput
-from hermes_tui.widgets.tool_card import ToolCard
-
 CTRL_C_LADDER = (
     "Ctrl+C clears the input; with an empty prompt interrupts a streaming turn; pressed twice within 2 s quits."
 )
@@ -119,21 +113,20 @@ def _rows(
     )
 
 
-def key_sections(screens: Iterable[type], keymap: Mapping[str, str] | None = None) -> list[KeySection]:
-    """Every described key of the app, of `screens` and of the widgets, by where it works
-    (with the keys `keymap`, binding id -> keys, gives instead of the defaults)."""
+def key_sections(
+    screens: Iterable[type], places: Sequence[tuple[str, type]], keymap: Mapping[str, str] | None = None
+) -> list[KeySection]:
+    """Every described key of the app and of `screens` ("Anywhere"), then of each (title, widget or
+    screen class) in `places`, by where it works (with the keys `keymap`, binding id -> keys, gives
+    instead of the defaults). The places are the help screen's to name, so this module imports no UI."""
     app_bindings = list(Binding.make_bindings(APP_BINDINGS))
     taken = frozenset(binding.key for binding in app_bindings if binding.priority)
     screen_bindings = [
         binding for screen in screens for binding in declared_bindings(screen) if binding.key not in taken
     ]
-    sources: Sequence[tuple[str, list[Binding], frozenset[str]]] = (
+    sources: list[tuple[str, list[Binding], frozenset[str]]] = [
         ("Anywhere", app_bindings + screen_bindings, frozenset()),
-        ("In the prompt", declared_bindings(PromptInput), taken),
-        ("In the conversation", declared_bindings(ConversationView), taken),
-        ("On a tool card", declared_bindings(ToolCard), taken),
-        ("In Sessions", declared_bindings(LineageTree), taken),
-        ("When a command needs approval", declared_bindings(ApprovalScreen), taken),
-    )
+        *((title, declared_bindings(owner), taken) for title, owner in places),
+    ]
     sections = [KeySection(title, _rows(bindings, skip, keymap)) for title, bindings, skip in sources]
     return [section for section in sections if section.rows]

@@ -5,7 +5,7 @@ tool results of a call, so no call is left unanswered), "edit and resend" one wh
 before the user's message, with its text in the prompt (Enter sends it in the branch); both go
 through `Agent.branch_at`, which leaves the original session's rows as they were. "Copy" puts the
 message's text on the clipboard. The selected row is mapped to its message in `Agent.messages`
-by `hermes_tui.message_links` (rows are not messages: notices, tool cards, a window, compressions);
+by `hermes_tui.widgets.message_links` (rows are not messages: notices, tool cards, a window, compressions);
 a row a compression summarised away is refused with a one-line notice. Branching runs as a
 command (refused while a turn or another command runs); the conversation, the Sessions tree and
 the status bar follow the new branch through the usual events.
@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from hermes_tui.message_links import copy_text, link_holds, message_index_for
 from hermes_tui.widgets.message_cursor import ACTION_COPY, ACTION_EDIT, MessageActionRequested
+from hermes_tui.widgets.message_links import copy_text, link_holds, message_index_for
 
 if TYPE_CHECKING:
     from textual.worker import Worker

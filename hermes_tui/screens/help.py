@@ -10,7 +10,7 @@ Esc (or F1, or q) closes it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
@@ -23,7 +23,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from hermes_tui.keymap import KeySection, key_label, key_sections
+from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.slash_commands import SlashCommand, slash_commands
+from hermes_tui.widgets.conversation import ConversationView
+from hermes_tui.widgets.lineage_tree import LineageTree
+from hermes_tui.widgets.prompt_input import PromptInput
+from hermes_tui.widgets.tool_card import ToolCard
 
 SECTION_STYLE = "bold"
 SECTION_TITLE_STYLE = "italic"
@@ -36,6 +41,21 @@ def _table(first_column_width: int = 0) -> Table:
     table.add_column(style="bold", no_wrap=True, min_width=first_column_width)
     table.add_column()
     return table
+
+
+KEY_PLACES: tuple[tuple[str, type], ...] = (
+    ("In the prompt", PromptInput),
+    ("In the conversation", ConversationView),
+    ("On a tool card", ToolCard),
+    ("In Sessions", LineageTree),
+    ("When a command needs approval", ApprovalScreen),
+)
+"""Where keys work besides "Anywhere", in the order the help lists them."""
+
+
+def help_key_sections(screens: Iterable[type], keymap: Mapping[str, str] | None = None) -> list[KeySection]:
+    """The help's key list: the app's and `screens`' keys, then each place's."""
+    return key_sections(screens, KEY_PLACES, keymap)
 
 
 def keys_renderable(sections: Iterable[KeySection]) -> RenderableType:
@@ -76,7 +96,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(commands_renderable(slash_commands()), id="help-commands")
             screens_below = [type(screen) for screen in self.app.screen_stack if screen is not self]
             keymap = getattr(self.app, "applied_keymap", None)  # config.toml's [keymap], as the app uses it
-            yield Static(keys_renderable(key_sections(screens_below, keymap)), id="help-keys")
+            yield Static(keys_renderable(help_key_sections(screens_below, keymap)), id="help-keys")
 
     def on_mount(self) -> None:
         self._fit_columns()

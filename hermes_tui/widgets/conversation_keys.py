@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.widget import Widget
 
-from hermes_tui.message_links import shows_message
 from hermes_tui.widgets.hidden_text import ShowFullText
 from hermes_tui.widgets.message_cursor import (
     ACTION_BRANCH,
@@ -27,6 +26,7 @@ from hermes_tui.widgets.message_cursor import (
     MessageActionRequested,
     MessageCursor,
 )
+from hermes_tui.widgets.message_links import shows_message
 from hermes_tui.widgets.tool_card import ToolCard
 from hermes_tui.widgets.transcript import TranscriptItem
 

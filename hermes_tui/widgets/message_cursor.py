@@ -19,7 +19,7 @@ from textual.css.query import DOMQuery
 from textual.message import Message
 from textual.widget import Widget
 
-from hermes_tui.message_links import shows_message
+from hermes_tui.widgets.message_links import shows_message
 from hermes_tui.widgets.transcript import KIND_USER, TranscriptItem
 
 CURSOR_CLASS = "-cursor"

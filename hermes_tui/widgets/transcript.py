@@ -60,7 +60,7 @@ class TranscriptItem:
     notice_kind: str = ""
     # where the item's message sits in the session's history (`Agent.messages`): its index and its
     # state.db row id; None until known (a live row is linked when the message cursor needs it,
-    # `hermes_tui.message_links`). A tool card names the assistant message that made the call.
+    # `hermes_tui.widgets.message_links`). A tool card names the assistant message that made the call.
     message_index: int | None = None
     message_id: int | None = None
     key: int = field(default_factory=lambda: next(_item_keys))

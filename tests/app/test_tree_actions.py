@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.widgets._footer import FooterKey
 
 from hermes_tui.app import HermesApp
-from hermes_tui.keymap import key_sections
+from hermes_tui.screens.help import help_key_sections
 from hermes_tui.screens.main import MainScreen
 from hermes_tui.screens.tree_dialogs import DeleteScreen, RenameScreen
 from hermes_tui.store.models import EDGE_BRANCH, EDGE_ROOT
@@ -298,7 +298,7 @@ async def test_branch_resume_the_parent_and_branch_again_keeps_both_branch_marks
 
 async def test_the_tree_keys_are_in_the_footer_when_it_has_focus_and_in_the_help(tmp_path: Path) -> None:
     wanted = {"Rename", "Branch", "Export", "Copy id", "Archive/unarchive", "Delete", "Filter"}
-    sessions = next(section for section in key_sections([MainScreen]) if section.title == "In Sessions")
+    sessions = next(section for section in help_key_sections([MainScreen]) if section.title == "In Sessions")
     described = {row.description for row in sessions.rows}
     assert wanted | {"Show archived", "Expand all", "Collapse all"} <= described
     app = await power_app(tmp_path)

@@ -1,9 +1,9 @@
-"""Transcript rows mapped to the history's messages (`hermes_tui.message_links`), however the rows came."""
+"""Transcript rows mapped to the history's messages (`hermes_tui.widgets.message_links`), however the rows came."""
 
 from __future__ import annotations
 
 from hermes_tui.core.context.markers import SUMMARY_PREFIX
-from hermes_tui.message_links import copy_text, link_holds, link_items, message_index_for
+from hermes_tui.widgets.message_links import copy_text, link_holds, link_items, message_index_for
 from hermes_tui.widgets.transcript import KIND_NOTICE, KIND_TOOL, TranscriptItem, history_to_items
 
 

@@ -15,7 +15,6 @@ the client's generic `post` (`prebuilt_request`); the stream's events arrive as 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -40,6 +39,7 @@ from hermes_tui.core.providers.caching import apply_anthropic_cache_control
 from hermes_tui.core.providers.failures import ProviderRefusal, ProviderStreamError
 from hermes_tui.core.providers.plain_body import read_plain_body
 from hermes_tui.core.providers.prebuilt_request import post_anthropic_stream, prepared_body
+from hermes_tui.core.providers.sdk_client import SdkClientHolder
 from hermes_tui.core.providers.stream_guard import GuardedStream, StreamTimeouts
 
 if TYPE_CHECKING:
@@ -225,7 +225,7 @@ def message_as_events(body: dict[str, Any], endpoint: str) -> list[dict[str, Any
     return events
 
 
-class AnthropicProvider(Provider):
+class AnthropicProvider(SdkClientHolder["AsyncAnthropic"], Provider):
     """Claude through `AsyncAnthropic(...).messages.create(stream=True)`; reusable across calls."""
 
     name = "anthropic"
@@ -258,11 +258,6 @@ class AnthropicProvider(Provider):
         """Where requests go, for error messages."""
         return self.base_url or DEFAULT_ENDPOINT
 
-    def _get_client(self) -> AsyncAnthropic:
-        if self._client is None:
-            self._client = self._new_client()
-        return self._client
-
     def _new_client(self) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic  # lazy: ~1 s of imports
 
@@ -271,16 +266,6 @@ class AnthropicProvider(Provider):
             kwargs["base_url"] = self.base_url
         kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
         return AsyncAnthropic(**kwargs)
-
-    async def _client_ready(self) -> AsyncAnthropic:
-        """The client; the first one is built in a worker thread (its TLS set-up loads the CA store, ~50 ms)."""
-        if self._client is None:
-            client = await asyncio.to_thread(self._new_client)
-            if self._client is None:
-                self._client = client
-            else:  # another call built one meanwhile: this one is closed with the provider
-                self._retired.append(client)
-        return self._client
 
     def build_params(self, request: ChatRequest) -> dict[str, Any]:
         """The keyword arguments of `messages.create` for this request (no network)."""
@@ -327,20 +312,3 @@ class AnthropicProvider(Provider):
         if state.saw_usage:
             yield StreamUsage(state.usage())
         yield StreamFinish(finish)
-
-    def rekey(self, api_key: str) -> None:
-        """Use `api_key` from the next call on; the old client is closed with the provider."""
-        if api_key == self.api_key:
-            return
-        self.api_key = api_key
-        if self._client is not None:
-            self._retired.append(self._client)
-            self._client = None
-
-    async def aclose(self) -> None:
-        clients, self._retired = self._retired, []
-        if self._client is not None:
-            clients.append(self._client)
-            self._client = None
-        for client in clients:
-            await client.close()

@@ -16,7 +16,6 @@ stream's chunks arrive as plain dicts.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -39,6 +38,7 @@ from hermes_tui.core.providers.base import (
 from hermes_tui.core.providers.failures import ProviderRefusal, ProviderStreamError
 from hermes_tui.core.providers.plain_body import read_plain_body
 from hermes_tui.core.providers.prebuilt_request import post_openai_stream, prepared_body
+from hermes_tui.core.providers.sdk_client import SdkClientHolder
 from hermes_tui.core.providers.stream_guard import GuardedStream, StreamTimeouts
 
 if TYPE_CHECKING:
@@ -261,7 +261,7 @@ def completion_as_chunk(body: dict[str, Any], endpoint: str) -> dict[str, Any]:
     }
 
 
-class OpenAIProvider(Provider):
+class OpenAIProvider(SdkClientHolder["AsyncOpenAI"], Provider):
     """Chat completions through `AsyncOpenAI`; one instance serves many calls."""
 
     name = "openai"
@@ -294,11 +294,6 @@ class OpenAIProvider(Provider):
     def is_official_api(self) -> bool:
         return not self.base_url or "api.openai.com" in self.base_url
 
-    def _get_client(self) -> AsyncOpenAI:
-        if self._client is None:
-            self._client = self._new_client()
-        return self._client
-
     def _new_client(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI  # lazy: ~0.5 s of imports
 
@@ -307,16 +302,6 @@ class OpenAIProvider(Provider):
             kwargs["base_url"] = self.base_url
         kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
         return AsyncOpenAI(**kwargs)
-
-    async def _client_ready(self) -> AsyncOpenAI:
-        """The client; the first one is built in a worker thread (its TLS set-up loads the CA store, ~50 ms)."""
-        if self._client is None:
-            client = await asyncio.to_thread(self._new_client)
-            if self._client is None:
-                self._client = client
-            else:  # another call built one meanwhile: this one is closed with the provider
-                self._retired.append(client)
-        return self._client
 
     def build_params(self, request: ChatRequest) -> dict[str, Any]:
         """The keyword arguments of `chat.completions.create` for this request (no network)."""
@@ -365,20 +350,3 @@ class OpenAIProvider(Provider):
                 folder.done = done.seen
         for event in folder.close():
             yield event
-
-    def rekey(self, api_key: str) -> None:
-        """Use `api_key` from the next call on; the old client is closed with the provider."""
-        if api_key == self.api_key:
-            return
-        self.api_key = api_key
-        if self._client is not None:
-            self._retired.append(self._client)
-            self._client = None
-
-    async def aclose(self) -> None:
-        clients, self._retired = self._retired, []
-        if self._client is not None:
-            clients.append(self._client)
-            self._client = None
-        for client in clients:
-            await client.close()

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.store_bench import COMMON_TERMS, OUT_DIR, bench_home, generate
+from bench.store_bench import COMMON_TERMS, bench_home, cached_store
 
 FIRST_FRAME_VIA_CLI = r"""
 import asyncio, sys, time
@@ -107,11 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
-    db = OUT_DIR / "store_1000000_10000.db"
-    if not db.exists():
-        OUT_DIR.mkdir(parents=True, exist_ok=True)
-        print(f"generating {db.name} (cached for later runs)...", flush=True)
-        generate(db, 1_000_000, 10_000)
+    db = cached_store()
     home = bench_home(db)
     print(
         f"check bench — {time.strftime('%Y-%m-%d %H:%M')}, {platform.system()} {platform.release()},"

@@ -29,7 +29,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
-from bench.store_bench import OUT_DIR, generate
+from bench.store_bench import cached_store
 from hermes_tui.screens.main import STYLES_PATH
 from hermes_tui.store.db import SessionDB
 from hermes_tui.widgets.lineage_tree import LineageTree
@@ -106,11 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args(argv)
-    OUT_DIR.mkdir(exist_ok=True)
-    cached = OUT_DIR / f"store_{args.messages}_{args.sessions}.db"
-    if not cached.exists():
-        print(f"generating {cached.name} (once)…", flush=True)
-        generate(cached, args.messages, args.sessions)
+    cached = cached_store(args.messages, args.sessions)
     with tempfile.TemporaryDirectory(prefix="lineage-bench-") as folder:
         path = Path(folder) / "state.db"
         shutil.copyfile(cached, path)

@@ -28,10 +28,9 @@ from typing import Any
 
 from textual.app import App
 
-from bench.store_bench import OUT_DIR, generate
+from bench.store_bench import cached_store
 from hermes_tui.screens.main import STYLES_PATH
 
-SEARCH_DB = OUT_DIR / "store_1000000_10000.db"
 QUERIES = ["lineage branch", "quuxrare07", "session update", "role:user cache", "数据库索引", "东京"]
 TICK_S = 0.005
 
@@ -107,11 +106,7 @@ def timed_search_screen(db: Any) -> Any:
 async def bench_search(gap_ms: float) -> dict[str, Any]:
     from hermes_tui.store.db import SessionDB
 
-    if not SEARCH_DB.exists():
-        print(f"building {SEARCH_DB.name} (1,000,000 messages; about a minute)…", flush=True)
-        OUT_DIR.mkdir(parents=True, exist_ok=True)
-        generate(SEARCH_DB, 1_000_000, 10_000)
-    db = await SessionDB.open(SEARCH_DB)
+    db = await SessionDB.open(cached_store())
     per_key: dict[str, list[float]] = {}
     ticker = Ticker()
     app = Host()
@@ -250,7 +245,7 @@ async def bench_open_deep(folder: Path, runs: int) -> list[float]:
 async def run(args: argparse.Namespace) -> None:
     if not args.skip_search:
         found = await bench_search(args.typing_gap_ms)
-        print(f"1. search as you type on {SEARCH_DB.name} (keys {args.typing_gap_ms:.0f} ms apart)")
+        print(f"1. search as you type on {cached_store().name} (keys {args.typing_gap_ms:.0f} ms apart)")
         keys: list[float] = []
         stalls: list[float] = []
         for query, values in found["per_key"].items():

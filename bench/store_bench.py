@@ -137,6 +137,16 @@ def _plan_sessions(rng: random.Random, sessions: int, messages: int) -> list[dic
     return plan
 
 
+def cached_store(messages: int = 1_000_000, sessions: int = 10_000) -> Path:
+    """The bench database of that size under bench/.out/, generated the first time it is asked for."""
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    path = OUT_DIR / f"store_{messages}_{sessions}.db"
+    if not path.exists():
+        print(f"generating {path.name} (cached for later runs)...", flush=True)
+        generate(path, messages, sessions)
+    return path
+
+
 def generate(path: Path, messages: int, sessions: int) -> None:
     rng = random.Random(SEED)
     tmp = path.with_suffix(".tmp")

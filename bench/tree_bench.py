@@ -28,7 +28,7 @@ from typing import Any
 
 from textual.app import App
 
-from bench.store_bench import OUT_DIR, generate
+from bench.store_bench import cached_store
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.store.db import SessionDB
 
@@ -112,11 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
-    OUT_DIR.mkdir(exist_ok=True)
-    cached = OUT_DIR / f"store_{args.messages}_{args.sessions}.db"
-    if not cached.exists():
-        print(f"generating {cached.name} (once)…", flush=True)
-        generate(cached, args.messages, args.sessions)
+    cached = cached_store(args.messages, args.sessions)
     rounds = [asyncio.run(one_round(cached)) for _ in range(args.runs)]
     print(f"{args.sessions:,} sessions, {args.messages:,} messages; min / median / max of {args.runs} rounds")
     for key in ("read", "first paint", "page down", "filter key", "filter worst key", "expand all"):

@@ -404,6 +404,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         items = None
         if len(event.messages) >= LONG_HISTORY:  # converting 10,000 messages held the loop 30-45 ms
             items = await asyncio.to_thread(history_items, event.messages)
+            if not self.screen_stack:  # the app closed while the worker converted
+                return
         self.main.conversation.load_history(event.messages, items)
         self._show_session(event.session_id)
         self.reveal_pending(event.messages)  # a search hit waiting for this history

@@ -158,17 +158,7 @@ class CompressionOrchestrator:
 
         def unchanged(skipped: str, *, aborted: bool, error: str = "") -> CompressionResult:
             self._finished(len(messages), len(messages), tokens_before, tokens_before, aborted=True, error=error)
-            return CompressionResult(
-                [*messages, *tail] if tail else messages,
-                rotated=False,
-                aborted=aborted,
-                skipped=skipped,
-                tokens_before=tokens_before,
-                tokens_after=tokens_before,
-                messages_before=len(messages),
-                error=error,
-                session_id=old_id,
-            )
+            return _unchanged_result(messages, tail, tokens_before, old_id, skipped, aborted=aborted, error=error)
 
         holder = self._lock_holder()
         if not await self._acquire_lock(old_id, holder):
@@ -330,15 +320,7 @@ class CompressionOrchestrator:
         if reason != "manual":
             self._compressor.note_ineffective_attempt()  # the automatic trigger pauses after two
         self._say_not_applied(why, reason)
-        return CompressionResult(
-            [*messages, *tail] if tail else messages,
-            rotated=False,
-            skipped=why,
-            tokens_before=tokens_before,
-            tokens_after=tokens_before,
-            messages_before=len(messages) + len(tail),
-            session_id=session_id,
-        )
+        return _unchanged_result(messages, tail, tokens_before, session_id, why)
 
     async def _child_title(self, old_id: str) -> str | None:
         """The lineage title for the continuation ("auth refactor #2"), when the parent has a title."""
@@ -423,3 +405,27 @@ class CompressionOrchestrator:
             await self._db.set_meta(f"compression:{result.session_id}", json.dumps(record))
         except Exception as exc:
             self._events.warn(f"could not record compression details: {exc}")
+
+
+def _unchanged_result(
+    messages: list[Message],
+    tail: list[Message],
+    tokens: int,
+    session_id: str,
+    skipped: str,
+    *,
+    aborted: bool = False,
+    error: str = "",
+) -> CompressionResult:
+    """The conversation as it was (`tail` re-joined), with why nothing changed."""
+    return CompressionResult(
+        [*messages, *tail] if tail else messages,
+        rotated=False,
+        aborted=aborted,
+        skipped=skipped,
+        tokens_before=tokens,
+        tokens_after=tokens,
+        messages_before=len(messages) + len(tail),
+        error=error,
+        session_id=session_id,
+    )

@@ -95,6 +95,28 @@ class TestToolPairs:
         messages = [user("q"), assistant(None, responses_call), result("call_1", "ok")]
         assert sanitize_tool_pairs(messages) == messages
 
+    def test_assemble_pairs_head_and_tail_in_one_pass(self) -> None:
+        # A result in the head and one in the tail whose calls were summarised away are dropped; a
+        # tail call answered only by a result that sat in the middle gets a stub; the input is untouched.
+        head = [system(), user("q"), result("summarised", "head orphan")]
+        tail = [
+            result("also-summarised", "tail orphan"),
+            assistant(None, call("kept", "read_file", path="a"), call("lost", "terminal", command="ls")),
+            result("kept", "a's text"),
+            assistant("done"),
+        ]
+        before = copy.deepcopy((head, tail))
+        out = assemble(head, SUMMARY, tail)
+        ids = [m.get("tool_call_id") for m in out if m["role"] == "tool"]
+        assert ids == ["lost", "kept"]  # the stub right after its call, then the real result
+        assert out[out.index(tail[1]) + 1] == {
+            "role": "tool",
+            "content": MISSING_TOOL_RESULT_STUB,
+            "tool_call_id": "lost",
+        }
+        assert out == sanitize_tool_pairs(out)  # nothing left to fix
+        assert (head, tail) == before
+
     async def test_every_call_has_a_result_after_compression(self) -> None:
         messages = [system()]
         for i in range(15):

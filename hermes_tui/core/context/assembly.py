@@ -23,45 +23,79 @@ from hermes_tui.core.messages import Message, content_text, is_image_part
 def _call_ids(message: Message) -> list[tuple[str, ...]]:
     """For each tool call of an assistant message, the ids a result may answer it by."""
     groups: list[tuple[str, ...]] = []
-    for call in message.get("tool_calls") or []:
+    for call in message.get("tool_calls") or ():
         if isinstance(call, dict):
-            ids = (call.get("call_id"), call.get("id"))
+            first, second = call.get("call_id"), call.get("id")
         else:
-            ids = (getattr(call, "call_id", None), getattr(call, "id", None))
-        group = tuple(dict.fromkeys(str(cid) for cid in ids if cid))
-        if group:
-            groups.append(group)
+            first, second = getattr(call, "call_id", None), getattr(call, "id", None)
+        if first:
+            first = str(first)
+            if second and str(second) != first:
+                groups.append((first, str(second)))
+            else:
+                groups.append((first,))
+        elif second:
+            groups.append((str(second),))
     return groups
 
 
-def sanitize_tool_pairs(messages: Sequence[Message], stub_text: str = MISSING_TOOL_RESULT_STUB) -> list[Message]:
-    """Drop tool results whose call is gone; add a stub result right after every unanswered call."""
+def _call_groups(messages: Sequence[Message]) -> list[list[tuple[str, ...]] | None]:
+    """`_call_ids` of each assistant message (None for the others), aligned with `messages`."""
+    return [_call_ids(m) if m.get("role") == "assistant" else None for m in messages]
+
+
+def _known_ids(groups: Sequence[list[tuple[str, ...]] | None]) -> set[str]:
     known: set[str] = set()
-    for message in messages:
-        if message.get("role") == "assistant":
-            for group in _call_ids(message):
+    for message_groups in groups:
+        if message_groups:
+            for group in message_groups:
                 known.update(group)
-    kept = [m for m in messages if m.get("role") != "tool" or str(m.get("tool_call_id") or "") in known]
-    answered = {str(m.get("tool_call_id")) for m in kept if m.get("role") == "tool"}
+    return known
+
+
+def _answered(messages: Sequence[Message], known: set[str]) -> tuple[list[int], set[str]]:
+    """(indices of the messages to keep: no tool result whose call is unknown, the ids answered)."""
+    kept: list[int] = []
+    answered: set[str] = set()
+    for i, message in enumerate(messages):
+        if message.get("role") == "tool":
+            cid = str(message.get("tool_call_id") or "")
+            if cid not in known:
+                continue
+            answered.add(cid)
+        kept.append(i)
+    return kept, answered
+
+
+def _with_stubs(
+    messages: Sequence[Message],
+    groups: Sequence[list[tuple[str, ...]] | None],
+    known: set[str],
+    stub_text: str,
+) -> list[Message]:
+    kept, answered = _answered(messages, known)
     result: list[Message] = []
-    for message in kept:
-        result.append(message)
-        if message.get("role") != "assistant":
+    for i in kept:
+        result.append(messages[i])
+        message_groups = groups[i]
+        if not message_groups:
             continue
-        for group in _call_ids(message):
-            if not answered.intersection(group):
+        for group in message_groups:
+            if answered.isdisjoint(group):
                 result.append({"role": "tool", "content": stub_text, "tool_call_id": group[0]})
                 answered.add(group[0])
     return result
 
 
+def sanitize_tool_pairs(messages: Sequence[Message], stub_text: str = MISSING_TOOL_RESULT_STUB) -> list[Message]:
+    """Drop tool results whose call is gone; add a stub result right after every unanswered call."""
+    groups = _call_groups(messages)
+    return _with_stubs(messages, groups, _known_ids(groups), stub_text)
+
+
 def drop_orphan_results(tail: Sequence[Message], head: Sequence[Message]) -> list[Message]:
     """The tail without tool results whose call survives neither in the head nor in the tail."""
-    known: set[str] = set()
-    for message in (*head, *tail):
-        if message.get("role") == "assistant":
-            for group in _call_ids(message):
-                known.update(group)
+    known = _known_ids(_call_groups([*head, *tail]))
     return [m for m in tail if m.get("role") != "tool" or str(m.get("tool_call_id") or "") in known]
 
 
@@ -98,19 +132,33 @@ def _prepend_summary(message: Message, summary: str) -> Message:
 
 
 def assemble(head: Sequence[Message], summary: str, tail: Sequence[Message]) -> list[Message]:
-    """head + summary + tail, with the system note, role selection/merge and END marker applied."""
+    """head + summary + tail, with the system note, role selection/merge and END marker applied.
+
+    Tool pairs come out valid (`sanitize_tool_pairs`' rules, each message's call ids read once):
+    results whose call is in neither head nor tail are dropped, unanswered calls get a stub.
+    """
+    head_groups = _call_groups(head)
+    tail_groups = _call_groups(tail)
+    known = _known_ids(head_groups)
+    known |= _known_ids(tail_groups)
     head = [dict(m) for m in head]
-    tail = [dict(m) for m in drop_orphan_results(tail, head)]
+    kept = [i for i, m in enumerate(tail) if m.get("role") != "tool" or str(m.get("tool_call_id") or "") in known]
+    tail_messages = [dict(tail[i]) for i in kept]
+    tail_groups = [tail_groups[i] for i in kept]
     if head and head[0].get("role") == "system":
         head[0] = _with_system_note(head[0])
     last_head_role = str(head[-1].get("role")) if head else "user"
-    first_tail_role = str(tail[0].get("role")) if tail else "user"
+    first_tail_role = str(tail_messages[0].get("role")) if tail_messages else "user"
     role, merge = choose_summary_role(last_head_role, first_tail_role)
-    if merge and tail:
-        tail[0] = _prepend_summary(tail[0], summary)
-        return sanitize_tool_pairs([*head, *tail])
-    content = f"{summary}\n\n{SUMMARY_END_MARKER}" if role == "user" else summary
-    return sanitize_tool_pairs([*head, {"role": role, "content": content}, *tail])
+    if merge and tail_messages:
+        tail_messages[0] = _prepend_summary(tail_messages[0], summary)
+        middle: list[Message] = []
+    else:
+        content = f"{summary}\n\n{SUMMARY_END_MARKER}" if role == "user" else summary
+        middle = [{"role": role, "content": content}]
+    messages = [*head, *middle, *tail_messages]
+    groups = [*head_groups, *([None] * len(middle)), *tail_groups]
+    return _with_stubs(messages, groups, known, MISSING_TOOL_RESULT_STUB)
 
 
 def _strip_images(content: Any) -> Any:

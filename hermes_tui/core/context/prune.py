@@ -39,31 +39,33 @@ assert len(PRUNED_TOOL_PLACEHOLDER) <= SUMMARIZE_MIN_CHARS  # _summarised_conten
 assert all(marker.startswith("[") for marker in SUMMARY_MARKERS)  # prune_pass's candidate check too
 
 _KEY_EDGE = 48  # last characters of a tool output in its dedup key
+_NO_CALL = ("", "")  # (name, arguments) of a result whose call is not in the history
 
 
-class LazyCosts:
-    """`message_budget_tokens` of `messages[i]`, computed on first use (walks read only the tail)."""
+class LazyCosts(dict[int, int]):
+    """`message_budget_tokens` of `messages[i]`, computed on first use (walks read only the tail).
 
-    __slots__ = ("_messages", "_values")
+    A dict whose missing keys measure themselves: a repeated read is a plain dict lookup.
+    """
+
+    __slots__ = ("_messages",)
 
     def __init__(self, messages: Sequence[Message]) -> None:
+        super().__init__()
         self._messages = messages
-        self._values: dict[int, int] = {}
 
     def __len__(self) -> int:
         return len(self._messages)
 
-    def __getitem__(self, index: int) -> int:
-        value = self._values.get(index)
-        if value is None:
-            value = self._values[index] = message_budget_tokens(self._messages[index])
+    def __missing__(self, index: int) -> int:
+        value = self[index] = message_budget_tokens(self._messages[index])
         return value
 
     def rebased(self, messages: Sequence[Message]) -> LazyCosts:
         """Costs for `messages`, keeping what was measured for the entries that are the same objects."""
         other = LazyCosts(messages)
         old = self._messages
-        other._values = {i: value for i, value in self._values.items() if messages[i] is old[i]}
+        other.update({i: value for i, value in self.items() if messages[i] is old[i]})
         return other
 
 
@@ -71,14 +73,12 @@ def tool_call_index(messages: Sequence[Message]) -> dict[str, tuple[str, str]]:
     """call id -> (tool name, arguments) for every assistant tool call (dict or object form)."""
     index: dict[str, tuple[str, str]] = {}
     for message in messages:
-        if message.get("role") != "assistant":
-            continue
-        calls = message.get("tool_calls")
-        if not calls:
+        calls = message.get("tool_calls")  # most messages have none: one lookup, then the role
+        if not calls or message.get("role") != "assistant":
             continue
         for call in calls:
             if isinstance(call, dict):
-                ids = (call.get("call_id"), call.get("id"))
+                first, second = call.get("call_id"), call.get("id")
                 function = call.get("function")
                 if isinstance(function, dict):
                     name, arguments = function.get("name"), function.get("arguments")
@@ -86,11 +86,12 @@ def tool_call_index(messages: Sequence[Message]) -> dict[str, tuple[str, str]]:
                 else:
                     entry = (tool_call_name(call), tool_call_arguments(call))
             else:
-                ids = (getattr(call, "call_id", None), getattr(call, "id", None))
+                first, second = getattr(call, "call_id", None), getattr(call, "id", None)
                 entry = (tool_call_name(call), tool_call_arguments(call))
-            for cid in ids:
-                if cid:
-                    index[str(cid)] = entry
+            if first:
+                index[str(first)] = entry
+            if second:
+                index[str(second)] = entry
     return index
 
 
@@ -139,16 +140,26 @@ def _shrink_leaves(value: Any) -> Any:
     return value
 
 
-def _tool_name_for(message: Message, calls: dict[str, tuple[str, str]]) -> tuple[str, str]:
-    cid = str(message.get("tool_call_id") or "")
-    name, arguments = calls.get(cid, ("", ""))
-    return name or str(message.get("tool_name") or "tool"), arguments
-
-
 def _strip_screenshots(content: list[Any]) -> list[Any] | None:
     if not any(is_image_part(part) for part in content):
         return None
     return [{"type": "text", "text": SCREENSHOT_REMOVED_PART} if is_image_part(part) else part for part in content]
+
+
+def _one_liner(
+    message: Message, content: str, calls: dict[str, tuple[str, str]], parsed: dict[str, dict[str, Any]]
+) -> str | None:
+    """The one-liner for an old tool result whose content is a plain str, or None to keep it."""
+    if len(content) <= SUMMARIZE_MIN_CHARS or content.startswith("[Duplicate tool output"):
+        return None  # (the legacy placeholder is shorter than the minimum too)
+    cid = message.get("tool_call_id")
+    name, arguments = calls.get(cid if type(cid) is str else str(cid or ""), _NO_CALL)
+    if not name:
+        name = str(message.get("tool_name") or "tool")
+    args = parsed.get(arguments)
+    if args is None:  # the same arguments recur (a file read again and again): parse each text once
+        args = parsed[arguments] = parse_tool_args(arguments)
+    return summarize_tool_result(name, arguments, content, parsed_args=args)
 
 
 def _summarised_content(
@@ -157,36 +168,30 @@ def _summarised_content(
     """New content for an old tool result, or None to keep it. `parsed`: arguments parsed so far."""
     content = message.get("content")
     if type(content) is str:  # the common case first
-        if len(content) <= SUMMARIZE_MIN_CHARS or content.startswith("[Duplicate tool output"):
-            return None  # (the legacy placeholder is shorter than the minimum too)
-    elif isinstance(content, list):
+        return _one_liner(message, content, calls, parsed)
+    if isinstance(content, list):
         return _strip_screenshots(content)
     elif isinstance(content, dict):
         if content.get("_multimodal"):
             return SCREENSHOT_REMOVED_PREFIX + str(content.get("text_summary") or "")[:200]
         return None
-    elif not isinstance(content, str) or len(content) <= SUMMARIZE_MIN_CHARS:
-        return None  # (a str subclass: the placeholder and marker are shorter than the minimum)
-    elif content.startswith("[Duplicate tool output"):
-        return None
-    name, arguments = _tool_name_for(message, calls)
-    args = parsed.get(arguments)
-    if args is None:  # the same arguments recur (a file read again and again): parse each text once
-        args = parsed[arguments] = parse_tool_args(arguments)
-    return summarize_tool_result(name, arguments, content, parsed_args=args)
+    elif isinstance(content, str):  # a str subclass
+        return _one_liner(message, content, calls, parsed)
+    return None
 
 
-def _truncated_calls(message: Message) -> list[Any] | None:
-    calls = message.get("tool_calls")
-    if not isinstance(calls, list):
-        return None
-    for call in calls:  # most calls have short arguments: look before building anything
+def _has_long_arguments(calls: list[Any]) -> bool:
+    """Whether a call (dict form) has arguments long enough to truncate: most have not."""
+    for call in calls:
         function = call.get("function") if isinstance(call, dict) else None
         arguments = function.get("arguments") if isinstance(function, dict) else None
         if isinstance(arguments, str) and len(arguments) > ARGS_TRUNCATE_TRIGGER:
-            break
-    else:
-        return None
+            return True
+    return False
+
+
+def _truncated_calls(calls: list[Any]) -> list[Any] | None:
+    """The calls with long arguments truncated, or None when none changed."""
     changed = False
     new_calls: list[Any] = []
     for call in calls:
@@ -257,8 +262,8 @@ def prune_pass(
     seen: dict[tuple[int, str], list[str]] = {}
     for i in range(n - 1, head_end - 1, -1):
         message = result[i]
-        role = message.get("role")
         content = message.get("content")
+        role = message.get("role")
         if role == "tool":
             if isinstance(content, str) and len(content) >= DEDUP_MIN_CHARS:
                 # Pass 1: the newest copy of an identical output survives.
@@ -272,23 +277,32 @@ def prune_pass(
                     changed += 1
                 else:
                     bucket.append(content)
-            if i < boundary:
-                new_content = _summarised_content(message, calls, parsed)  # pass 2
+            if i < boundary:  # pass 2
+                if type(content) is str:
+                    new_content = _one_liner(message, content, calls, parsed)
+                else:
+                    new_content = _summarised_content(message, calls, parsed)
                 if new_content is not None:
                     if message is messages[i]:
                         changed += 1
                     message = result[i] = {**message, "content": new_content}
                     content = new_content
-        elif i < boundary and role == "assistant" and message.get("tool_calls"):
-            new_calls = _truncated_calls(message)  # pass 3
-            if new_calls is not None:
-                result[i] = {**message, "tool_calls": new_calls}
-                changed += 1
-        if isinstance(content, str):
-            lead = content[:1]
-            if (lead == "[" and content.startswith(SUMMARY_MARKERS)) or (lead.isspace() and is_summary_text(content)):
-                candidates.append(i)
-        elif content is not None:
-            candidates.append(i)  # list or dict content: phase 2 reads its text
+        elif i < boundary and role == "assistant":
+            tool_calls = message.get("tool_calls")
+            if isinstance(tool_calls, list) and _has_long_arguments(tool_calls):
+                new_calls = _truncated_calls(tool_calls)  # pass 3
+                if new_calls is not None:
+                    result[i] = {**message, "tool_calls": new_calls}
+                    changed += 1
+        if type(content) is str:
+            if content:
+                lead = content[0]
+                if lead == "[":
+                    if content.startswith(SUMMARY_MARKERS):
+                        candidates.append(i)
+                elif lead.isspace() and is_summary_text(content):
+                    candidates.append(i)
+        elif content is not None and (not isinstance(content, str) or is_summary_text(content)):
+            candidates.append(i)  # list or dict content (phase 2 reads its text), or a str subclass
     candidates.reverse()
     return PrunePass(result, changed, candidates)

@@ -47,7 +47,11 @@ def tool_call_name(call: object) -> str:
 
 def message_budget_tokens(message: Message) -> int:
     """The compressor's rough cost of one message."""
-    tokens = content_chars(message.get("content")) // CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
-    for call in message.get("tool_calls") or []:
-        tokens += len(tool_call_arguments(call)) // CHARS_PER_TOKEN
+    content = message.get("content")
+    chars = len(content) if type(content) is str else content_chars(content)  # the common case inline
+    tokens = chars // CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
+    calls = message.get("tool_calls")
+    if calls:
+        for call in calls:
+            tokens += len(tool_call_arguments(call)) // CHARS_PER_TOKEN
     return tokens

@@ -53,9 +53,9 @@ def _parse_args(args_json: str | None) -> dict[str, Any]:
 
 
 def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str):  # the common case first
+        return value
+    return "" if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -65,7 +65,8 @@ def _cut(text: str, limit: int) -> str:
 
 def _n(content: str) -> str:
     """The content length with thousands separators, as the one-liners show it."""
-    return f"{len(content):,}"
+    size = len(content)
+    return str(size) if size < 1000 else f"{size:,}"
 
 
 def _line_count(content: str) -> int:
@@ -190,11 +191,11 @@ def summarize_tool_result(
 
     `parsed_args` is `parse_tool_args(args_json)` when the caller has it already (it is only read).
     """
-    tool = tool_name or "tool"
     args = _parse_args(args_json) if parsed_args is None else parsed_args
-    formatter = _FORMATTERS.get(tool)
+    formatter = _FORMATTERS.get(tool_name)
     if formatter is not None:
         return formatter(args, content)
+    tool = tool_name or "tool"
     n = _n(content)
     if tool in _BROWSER_TOOLS:
         return _browser(tool, args, n)

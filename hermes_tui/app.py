@@ -50,7 +50,7 @@ from hermes_tui.widgets.conversation import history_items
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 from hermes_tui.widgets.review_log import ReviewLog
-from hermes_tui.widgets.textual_workarounds import release_removed_widget_lines
+from hermes_tui.widgets.textual_workarounds import quicker_frames, release_removed_widget_lines
 
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
@@ -154,6 +154,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self.ready = asyncio.Event()
         self._lineage_sync: LineageSync | None = None
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
+        quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
 
     # ------------------------------------------------------------------ start-up
 
@@ -618,6 +619,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseEvent)):
             self.gc_pacer.note_input()  # full garbage collections wait for a pause in typing
+            if isinstance(event, events.Key) and self.gc_pacer.due:
+                self.call_after_refresh(self.gc_pacer.after_echo)  # or run just after this key is drawn
         await super().on_event(event)
 
     async def on_unmount(self) -> None:

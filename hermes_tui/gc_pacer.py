@@ -15,6 +15,11 @@ most keystrokes slower than 100 ms during a stream were waiting for one. The pac
    garbage (removed Markdown blocks) piles up at ~25,000 objects a second, and a late collection
    has to walk all of it.
 
+While the user types there is rarely such a pause, so the app also calls `after_echo()` once a key
+has been drawn: a due collection runs right then, when the next key is most likely still tens of
+milliseconds away, rather than at whatever moment the timer lands on (maybe just before a key, which
+then waits for the whole collection and a frame).
+
 Reference counting still frees everything that is not part of a cycle at once. `release` (run on
 each tick) empties caches that keep removed widgets' objects alive (widgets.textual_workarounds),
 which shrinks what every collection walks. Nothing here imports Textual: the app calls `start()`,
@@ -91,6 +96,13 @@ class GcPacer:
         """True when CPython would have run a full collection by now."""
         return gc.get_count()[2] >= self.due_after
 
+    def after_echo(self) -> bool:
+        """A key was just drawn: run the full collection now if one is due; True when it ran."""
+        if not self.started or not self.due:
+            return False
+        self._collect()
+        return True
+
     def tick(self) -> bool:
         """Run the full collection if it is due and the moment is right; True when it ran."""
         if self.started and self.release is not None:
@@ -104,9 +116,12 @@ class GcPacer:
         quiet = now - self._last_input >= self.quiet_s
         if not quiet and now - self._due_since < self.max_delay_s:
             return False
+        self._collect()
+        return True
+
+    def _collect(self) -> None:
         began = time.perf_counter()
         gc.collect()
         self.longest_s = max(self.longest_s, time.perf_counter() - began)
         self.collections += 1
         self._due_since = None
-        return True

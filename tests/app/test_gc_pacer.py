@@ -81,3 +81,24 @@ def test_nothing_happens_before_start(clock: Clock) -> None:
     assert not pacer.tick()
     pacer.stop()
     assert gc.get_threshold() == threshold
+
+
+def test_a_due_collection_runs_right_after_a_key_is_drawn_even_while_typing(pacer: GcPacer, clock: Clock) -> None:
+    pacer.note_input()  # the user is typing: no pause, and nowhere near the longest delay
+    assert not pacer.tick()
+    first, second = Node(), Node()
+    first.other, second.other = second, first
+    probe = weakref.ref(first)
+    del first, second
+    assert pacer.after_echo() and pacer.collections == 1
+    assert probe() is None
+
+
+def test_after_echo_does_nothing_when_no_collection_is_due(clock: Clock) -> None:
+    pacer = GcPacer(quiet_s=0.5, max_delay_s=5.0, due_after=NEVER, clock=clock)
+    assert not pacer.after_echo()  # not started
+    pacer.start()
+    try:
+        assert not pacer.after_echo() and pacer.collections == 0
+    finally:
+        pacer.stop()

@@ -1,0 +1,58 @@
+"""What the app does so a keystroke reaches the screen soon: quicker frames, a collection right after a key."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from textual import screen as textual_screen
+
+from hermes_tui.widgets.textual_workarounds import FRAMES_PER_SECOND, quicker_frames
+from tests.app.test_app import make_app
+from tests.tui.helpers import wait_until
+
+
+@pytest.fixture
+def restored_period():
+    period = textual_screen.UPDATE_PERIOD
+    yield
+    textual_screen.UPDATE_PERIOD = period
+
+
+async def test_screens_draw_from_a_quicker_timer(tmp_path: Path, restored_period: None) -> None:
+    # After a long frame Textual's timer skips a period: 60 periods a second made the next frame
+    # (the one echoing a key typed meanwhile) wait 17-33 ms; at 240 it waits 4-8 ms.
+    textual_screen.UPDATE_PERIOD = 1 / 60
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        await pilot.press("a")
+        assert app.main.prompt.value == "a"
+        assert app.screen._update_timer._interval == pytest.approx(1 / FRAMES_PER_SECOND)
+
+
+def test_a_textual_fps_set_by_the_user_wins(monkeypatch: pytest.MonkeyPatch, restored_period: None) -> None:
+    textual_screen.UPDATE_PERIOD = 1 / 60
+    monkeypatch.setenv("TEXTUAL_FPS", "30")
+    quicker_frames()
+    period = textual_screen.UPDATE_PERIOD
+    assert period == pytest.approx(1 / 60)  # left alone: Textual read TEXTUAL_FPS itself
+    monkeypatch.delenv("TEXTUAL_FPS")
+    quicker_frames()
+    period = textual_screen.UPDATE_PERIOD
+    assert period == pytest.approx(1 / FRAMES_PER_SECOND)
+
+
+async def test_a_due_collection_runs_after_a_key_without_waiting_for_a_pause(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        await wait_until(pilot, lambda: app.gc_pacer.started, 10, "the end of start-up")
+        pacer = app.gc_pacer
+        pacer.quiet_s = pacer.max_delay_s = 3600.0  # the timer alone would never collect now
+        pacer.due_after = 0  # a full collection is due
+        before = pacer.collections
+        await pilot.press("x")
+        await wait_until(pilot, lambda: pacer.collections > before, 5, "a collection after the key")
+        assert app.main.prompt.value == "x"

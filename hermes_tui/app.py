@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events
 from textual.app import App
+from textual.await_complete import AwaitComplete
 from textual.binding import BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
@@ -46,7 +47,6 @@ from hermes_tui.screens.compress_preview import CompressPreviewScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.tree_actions import TreeActionsMixin
-from hermes_tui.widgets.conversation import history_items
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 from hermes_tui.widgets.review_log import ReviewLog
@@ -154,6 +154,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self.ready = asyncio.Event()
         self._lineage_sync: LineageSync | None = None
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
+        self._held_events: list[ev.Event] | None = None  # core events waiting for a history (see on_core_event)
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
 
     # ------------------------------------------------------------------ start-up
@@ -175,6 +176,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         return screen
 
     def on_mount(self) -> None:
+        self.gc_pacer.hold()  # no automatic full collection in the middle of start-up
         self._stop_signals.install()
         self._apply_keymap(self.settings.keymap)
         self._restore_theme(self.home.root)
@@ -249,13 +251,31 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             await self.lineage_sync.refresh(self.agent, self.db, session_ids)
 
     async def on_core_event(self, message: CoreEvent) -> None:
-        """Hand the event to its handler; events nobody shows (e.g. TurnStarted) are ignored."""
-        event = message.event
+        """Hand the event to its handler; events nobody shows (e.g. TurnStarted) are ignored.
+
+        While a long history is converted for the conversation, later events wait (in order) in
+        `_held_events` instead of holding the app's queue, which keystrokes go through too.
+        """
+        if self._held_events is not None:
+            self._held_events.append(message.event)
+            return
+        await self._show_core_event(message.event)
+
+    async def _show_core_event(self, event: ev.Event) -> None:
         for event_type in type(event).__mro__:
             handler = EVENT_HANDLERS.get(event_type)
             if handler is not None:
                 await handler(self, event)
                 return
+
+    async def _release_held_events(self) -> None:
+        """Show the events that waited for a history, in order (until another long history holds them)."""
+        held, self._held_events = self._held_events or [], None
+        for index, event in enumerate(held):
+            if self._held_events is not None:
+                self._held_events.extend(held[index:])
+                return
+            await self._show_core_event(event)
 
     @handles(ev.TextDelta)
     async def _show_text_delta(self, event: ev.TextDelta) -> None:
@@ -402,12 +422,24 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
 
     @handles(ev.HistoryReplaced)
     async def _show_history_replaced(self, event: ev.HistoryReplaced) -> None:
-        items = None
-        if len(event.messages) >= LONG_HISTORY:  # converting 10,000 messages held the loop 30-45 ms
-            items = await asyncio.to_thread(history_items, event.messages)
-            if not self.screen_stack:  # the app closed while the worker converted
-                return
-        self.main.conversation.load_history(event.messages, items)
+        conversation = self.main.conversation
+        if len(event.messages) < LONG_HISTORY:
+            conversation.load_history(event.messages)
+            self._history_shown(event)
+            return
+        # Converting 10,000 messages takes 30-45 ms (longer in a thread, sharing the interpreter):
+        # a worker waits for it, and the core events after this one wait with it.
+        self._held_events = []
+        loading = conversation.load_history(event.messages, in_thread=True)
+        self.run_worker(self._show_long_history(loading, event), group="history")
+
+    async def _show_long_history(self, loading: AwaitComplete, event: ev.HistoryReplaced) -> None:
+        await loading
+        if self.screen_stack:
+            self._history_shown(event)
+        await self._release_held_events()
+
+    def _history_shown(self, event: ev.HistoryReplaced) -> None:
         self._show_session(event.session_id)
         self.reveal_pending(event.messages)  # a search hit waiting for this history
 

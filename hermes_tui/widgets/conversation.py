@@ -49,6 +49,8 @@ from hermes_tui.widgets.transcript_window import TranscriptWindow
 DEFAULT_WINDOW_SIZE = 100
 DEFAULT_HISTORY_WINDOW = 20
 DEFAULT_PAGE_SIZE = 30
+FIRST_ROWS = 4  # rows of a rebuilt window mounted in its first frame (the newest: the bottom of the view)
+ROWS_PER_FRAME = 2  # then the earlier rows, this many per frame
 DEFAULT_FLUSH_INTERVAL = 1 / 30  # the fastest flush rate: ~30 per second
 MAX_FLUSH_INTERVAL = 0.25  # the slowest, when rendering one flush is expensive
 RENDER_SHARE = 0.33  # streaming renders may take about this share of the event loop's time
@@ -350,15 +352,25 @@ class ConversationView(ConversationKeys, VerticalScroll):
 
     # ------------------------------------------------------------------ history and paging
 
-    def load_history(self, messages: list[dict[str, Any]], items: list[TranscriptItem] | None = None) -> AwaitComplete:
+    def load_history(
+        self, messages: list[dict[str, Any]], items: list[TranscriptItem] | None = None, *, in_thread: bool = False
+    ) -> AwaitComplete:
         """Replace the transcript with OpenAI-format messages; only the last page is mounted.
 
-        `items` are the messages already converted (`history_items`), e.g. in a worker thread.
+        `items` are the messages already converted (`history_items`); `in_thread` converts them in
+        a worker thread (10,000 messages take 30-45 ms). `history_loaded()` waits for either.
         """
-        if items is None:
-            items = history_items(messages)
-        self._history_load = AwaitComplete(self._replace_items(items))
+        self._history_load = AwaitComplete(self._load_history(messages, items, in_thread))
         return self._history_load
+
+    async def _load_history(
+        self, messages: list[dict[str, Any]], items: list[TranscriptItem] | None, in_thread: bool
+    ) -> None:
+        if items is None:
+            items = await asyncio.to_thread(history_items, messages) if in_thread else history_items(messages)
+            if not self.is_attached:  # the app closed while the thread converted
+                return
+        await self._replace_items(items)
 
     async def history_loaded(self) -> None:
         """Wait until the last `load_history` is on screen."""
@@ -383,22 +395,38 @@ class ConversationView(ConversationKeys, VerticalScroll):
             await self._rebuild_at_latest()
 
     async def _rebuild_at_latest(self) -> None:
-        """Mount the last `history_window` items (and nothing else), following the bottom."""
+        """Mount the last `history_window` items (and nothing else), following the bottom.
+
+        The newest `FIRST_ROWS` rows come first; the earlier ones are mounted above them a few per
+        frame, so no frame has to style and lay out the whole page (20 restored rows took one
+        50-70 ms frame, and a key typed meanwhile waited for all of it).
+        """
         self._window.rebuilding = True
         try:
             self._rows = {}
             rows = self._build_rows(self._window.reset_to_latest())
+            earlier, newest = rows[:-FIRST_ROWS], rows[-FIRST_ROWS:]
             with self.app.batch_update():
                 await self.remove_children(self.mounted_rows)
                 self._sync_boundaries()
-                if rows:
-                    await self.mount_all(rows, before=self._later)
+                if newest:
+                    await self.mount_all(newest, before=self._later)
+            while earlier and self.is_attached:
+                await self._next_frame()
+                earlier, batch = earlier[:-ROWS_PER_FRAME], earlier[-ROWS_PER_FRAME:]
+                await self.mount_all(batch, after=self._earlier)
         finally:
             self._window.rebuilding = False
         if not self.at_latest:  # items that arrived while the window was rebuilt
             await self._mount_later_page()
         self.anchor()
         self.call_after_refresh(self._fill_viewport)
+
+    async def _next_frame(self) -> None:
+        """Until the screen has drawn what was mounted so far."""
+        drawn = asyncio.Event()
+        self.call_after_refresh(drawn.set)
+        await drawn.wait()
 
     async def _fill_viewport(self) -> None:
         """A tall view with short rows: mount earlier pages until the rows fill it (or run out)."""

@@ -102,3 +102,17 @@ def test_after_echo_does_nothing_when_no_collection_is_due(clock: Clock) -> None
         assert not pacer.after_echo() and pacer.collections == 0
     finally:
         pacer.stop()
+
+
+def test_hold_turns_full_collections_off_until_stop_even_without_start(clock: Clock) -> None:
+    threshold = gc.get_threshold()
+    pacer = GcPacer(clock=clock)
+    pacer.hold()
+    assert gc.get_threshold()[2] == NEVER and gc.get_freeze_count() == 0  # nothing frozen yet
+    pacer.start()
+    assert gc.get_freeze_count() > 0
+    pacer.stop()
+    assert gc.get_threshold() == threshold and gc.get_freeze_count() == 0
+    pacer.hold()
+    pacer.stop()  # held, never started
+    assert gc.get_threshold() == threshold

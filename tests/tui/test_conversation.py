@@ -398,3 +398,31 @@ async def test_history_replaced_twice_in_a_row_shows_only_the_second() -> None:
         kinds = [type(row).__name__ for row in view.mounted_rows]
         assert kinds == ["UserMessage", "AssistantMessage", "ToolCard", "AssistantMessage"]
         assert len(view.items) == 4
+
+
+async def test_a_rebuilt_window_mounts_the_newest_rows_first_and_ends_complete_and_in_order() -> None:
+    app = host()
+    async with app.run_test() as pilot:
+        view = app.query_one(ConversationView)
+        history = long_history(50)
+        loading = view.load_history(history)
+        await wait_until(pilot, lambda: len(view.mounted_rows) > 0)
+        first = [row.item.text for row in view.mounted_rows]  # type: ignore[attr-defined]
+        assert first == [message["content"] for message in history[-len(first) :]]  # the bottom of the view
+        view.add_user("typed while the rows were mounting")
+        await loading
+        await wait_until(pilot, lambda: view.mounted_rows[-1].item.text.startswith("typed"))  # type: ignore[attr-defined]
+        texts = [row.item.text for row in view.mounted_rows]  # type: ignore[attr-defined]
+        assert texts[:-1] == [message["content"] for message in history[-view.history_window :]]
+        assert texts[-1] == "typed while the rows were mounting"
+
+
+async def test_a_history_converted_in_a_thread_is_awaited_by_history_loaded() -> None:
+    app = host()
+    async with app.run_test() as pilot:
+        view = app.query_one(ConversationView)
+        view.load_history(long_history(1_200), in_thread=True)
+        await view.history_loaded()
+        await pilot.pause()
+        assert len(view.items) == 1_200
+        assert view.mounted_rows[-1].item.text == "answer 599"  # type: ignore[attr-defined]

@@ -1,0 +1,71 @@
+"""A long history is converted off the app's queue: keys still reach the prompt meanwhile, and the
+core events that came after it are shown after it, in order."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hermes_tui.widgets.conversation as conversation_module
+from hermes_tui.app import LONG_HISTORY, HermesApp
+from hermes_tui.config import Home, Settings
+from hermes_tui.core import events as ev
+from hermes_tui.store.db import SessionDB
+from tests.app.test_app import DEMO
+from tests.core.helpers import background_work
+from tests.tui.helpers import wait_until
+
+
+async def store_long_session(home: Home, count: int) -> None:
+    db = await SessionDB.open(home.state_db)
+    try:
+        await db.create_session("long-one", "tui", model="demo", title="long one")
+        messages: list[dict[str, Any]] = []
+        for turn in range(count // 2):
+            messages += [
+                {"role": "user", "content": f"question {turn}"},
+                {"role": "assistant", "content": f"answer {turn}"},
+            ]
+        await db.append_messages("long-one", messages)
+    finally:
+        await db.close()
+
+
+async def test_keys_and_later_events_while_a_long_history_converts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = Home(tmp_path / "home").ensure()
+    await store_long_session(home, LONG_HISTORY + 200)
+    entered, release = threading.Event(), threading.Event()
+    convert = conversation_module.history_items
+
+    def gated(messages: list[dict[str, Any]]) -> Any:  # the real conversion, once the test lets it go
+        if len(messages) >= LONG_HISTORY:
+            entered.set()
+            release.wait(30)
+        return convert(messages)
+
+    monkeypatch.setattr(conversation_module, "history_items", gated)
+    settings = background_work(Settings(), auto_title=False, review=False)
+    app = HermesApp(home=home, settings=settings, choice=DEMO, resume="long-one", cwd=tmp_path)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, entered.is_set, 20, "the conversion to start")
+            await pilot.press("z")  # the app's queue is free while the thread converts
+            assert app.main.prompt.value == "z"
+            app._sink(ev.Warning("after the history"))
+            await pilot.pause()
+            assert not any(item.text == "after the history" for item in app.main.conversation.items)
+            release.set()
+            await wait_until(pilot, lambda: len(app.main.conversation.items) > LONG_HISTORY, 20, "the history")
+            await wait_until(
+                pilot, lambda: app.main.conversation.items[-1].text == "after the history", 10, "the held warning"
+            )
+            assert app.main.conversation.items[-2].text == f"answer {(LONG_HISTORY + 200) // 2 - 1}"
+    finally:
+        release.set()
+    await asyncio.sleep(0)

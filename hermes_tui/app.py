@@ -21,6 +21,7 @@ with the signal's reason, and the app exits 143 / 129 (`hermes_tui.stop_signals`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import time
 from collections.abc import Awaitable, Callable
@@ -155,6 +156,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self._lineage_sync: LineageSync | None = None
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
         self._held_events: list[ev.Event] | None = None  # core events waiting for a history (see on_core_event)
+        self._refresh_lock = asyncio.Lock()  # background refreshes run one at a time, in order (FIFO)
+        self._refreshes: list[Worker[None]] = []
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
 
     # ------------------------------------------------------------------ start-up
@@ -250,6 +253,24 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         if self.agent is not None:
             await self.lineage_sync.refresh(self.agent, self.db, session_ids)
 
+    def refresh_in_background(self, refresh: Callable[..., Awaitable[None]], *args: Any) -> None:
+        """Run a refresh that reads the database (the tree, the goal badge) after the ones asked for
+        earlier, in a worker: an event handler awaiting it held the app's queue, and the keys in it,
+        for 10-35 ms while a turn's threads kept the database busy."""
+
+        async def in_turn() -> None:
+            async with self._refresh_lock:  # tasks reach it in the order they were made: FIFO
+                await refresh(*args)
+
+        worker = self.run_worker(in_turn(), group="refresh")
+        self._refreshes = [w for w in self._refreshes if not w.is_finished] + [worker]
+
+    async def refreshes_done(self) -> None:
+        """Until the background refreshes asked for so far have run (or failed)."""
+        for worker in list(self._refreshes):
+            with contextlib.suppress(Exception):
+                await worker.wait()
+
     async def on_core_event(self, message: CoreEvent) -> None:
         """Hand the event to its handler; events nobody shows (e.g. TurnStarted) are ignored.
 
@@ -337,8 +358,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self._show_session(event.new, event.title)
         if event.reason == "compression":
             self.main.conversation.add_notice("rotation", f"Continued in child session {event.new}")
-        await self.sync_lineage(event.old, event.new)
-        await self._show_goal_of_session()
+        self.refresh_in_background(self.sync_lineage, event.old, event.new)
+        self.refresh_in_background(self._show_goal_of_session)
 
     def _show_session(self, session_id: str, title: str | None = None) -> None:
         """The status bar names the live session as the Sessions tree does: its title (the agent's own,
@@ -450,7 +471,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self._show_session(event.session_id)
         if event.failed and event.error:
             self.main.conversation.add_notice("warning", event.error)
-        await self.sync_lineage()
+        self.refresh_in_background(self.sync_lineage)
 
     # ------------------------------------------------------------------ input
 

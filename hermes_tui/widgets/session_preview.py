@@ -13,6 +13,7 @@ of sessions costs one read when the key is released. `reads` and `dropped` count
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime, tzinfo
@@ -107,7 +108,8 @@ class SessionPreviewPanel(Static):
     def _read_wanted(self) -> None:
         self._timer = None
         if self.wanted is not None and self.loader is not None:
-            self.run_worker(self._read(self.wanted), group="session-preview", exclusive=True)
+            # a callable, not a coroutine: a worker cancelled before it starts leaves nothing un-awaited
+            self.run_worker(functools.partial(self._read, self.wanted), group="session-preview", exclusive=True)
 
     async def _read(self, session_id: str) -> None:
         assert self.loader is not None

@@ -18,7 +18,7 @@ from hermes_tui.core.context.offload import OFF_LOOP_MIN_ITEMS
 from hermes_tui.core.providers.anthropic import AnthropicProvider
 from hermes_tui.core.providers.base import ChatRequest
 from hermes_tui.core.providers.openai import OpenAIProvider
-from hermes_tui.core.providers.prebuilt_request import encode_body, prepared_body
+from hermes_tui.core.providers.prebuilt_request import MESSAGES_PER_SLICE, encode_body, prepared_body
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.providers.helpers import READ_FILE_TOOL, collect, finish, texts, tool_calls
 
@@ -95,6 +95,19 @@ def test_encoding_is_the_sdks_compact_utf8_json() -> None:
     )
     with pytest.raises(ValueError):
         encode_body({"temperature": math.nan})  # as the SDKs refuse it: not valid JSON
+
+
+def test_a_long_message_list_encoded_in_slices_gives_the_same_bytes() -> None:
+    messages = [
+        {"role": "user", "content": f'turn {i}: café "quoted" \x00 🚀'} for i in range(MESSAGES_PER_SLICE * 3 + 7)
+    ]
+    messages[5]["content"] = 'a text that quotes a body: {"messages":[]}'
+    body = {"model": "m", "messages": messages, "tools": [{"schema": {"messages": []}}], "stream": True}
+    whole = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    assert encode_body(body) == whole
+    assert json.loads(encode_body(body)) == body
+    with pytest.raises(ValueError):  # a bad value in a later slice is refused all the same
+        encode_body({**body, "messages": [*messages, {"role": "user", "content": math.inf}]})
 
 
 class _Recording:

@@ -608,7 +608,9 @@ def print_table(results: list[Result], markdown: bool) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
 
 
-async def run_loop(root: Path, server: ServerProcess, situations: list[str], keys: int, rounds: int) -> list[Result]:
+async def run_loop(
+    root: Path, server: ServerProcess, situations: list[str], keys: int, rounds: int, resume_rounds: int
+) -> list[Result]:
     results: list[Result] = []
     if "idle" in situations:
         results.append(await situation_idle(root, server, keys))
@@ -619,7 +621,7 @@ async def run_loop(root: Path, server: ServerProcess, situations: list[str], key
     if "compress" in situations:
         results.append(await situation_compress(root, server, rounds))
     if "resume" in situations:
-        results.extend(await situation_resume(root, server, rounds))
+        results.extend(await situation_resume(root, server, resume_rounds))
     return results
 
 
@@ -627,7 +629,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--situations", default="idle,stream,huge,compress,resume", help="comma-separated")
     parser.add_argument("--keys", type=int, default=100, help="keys pressed in the idle situations")
-    parser.add_argument("--rounds", type=int, default=3, help="turns in the compress and resume situations")
+    parser.add_argument("--rounds", type=int, default=3, help="turns in the compress situation")
+    parser.add_argument(
+        "--resume-rounds",
+        type=int,
+        default=10,
+        help="sessions opened (and a turn sent in each) in the resume situations: each gives only 2-4 keys,"
+        " and a p95 needs a few dozen",
+    )
     parser.add_argument("--no-tmux", action="store_true", help="skip the terminal run")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--json", action="store_true", help="also print every latency as JSON")
@@ -644,7 +653,7 @@ def main(argv: list[str] | None = None) -> int:
     random.seed(7)
     with tempfile.TemporaryDirectory(prefix="latency-bench-") as folder, ServerProcess() as server:
         root = Path(folder)
-        results = asyncio.run(run_loop(root, server, situations, args.keys, args.rounds))
+        results = asyncio.run(run_loop(root, server, situations, args.keys, args.rounds, args.resume_rounds))
         if not args.no_tmux and shutil.which("tmux"):
             results.extend(tmux_situations(root, server, args.keys))
     print_table(results, args.markdown)

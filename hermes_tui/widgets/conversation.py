@@ -47,7 +47,7 @@ from hermes_tui.widgets.transcript_rows import AssistantMessage, WindowBoundary,
 from hermes_tui.widgets.transcript_window import TranscriptWindow
 
 DEFAULT_WINDOW_SIZE = 100
-DEFAULT_HISTORY_WINDOW = 20
+DEFAULT_HISTORY_WINDOW = 12
 DEFAULT_PAGE_SIZE = 30
 FIRST_ROWS = 4  # rows of a rebuilt window mounted in its first frame (the newest: the bottom of the view)
 ROWS_PER_FRAME = 2  # then the earlier rows, this many per frame

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -62,6 +63,10 @@ if TYPE_CHECKING:
 
 QUIT_WINDOW_S = 2.0
 GC_TICK_S = 0.25
+LOOP_SWITCH_INTERVAL_S = 0.001
+"""How long a worker thread (the store's, `off_loop`'s, the SDK import) may keep the interpreter
+once the event loop wants it back: CPython's default 5 ms let resuming a 20,000-message session
+hold the loop 15-18 ms in stretches (`python -m bench.responsiveness_bench loop`); 1 ms, 5-8 ms."""
 LONG_HISTORY = 1_000  # messages from which a loaded history is turned into transcript items in a worker
 BUSY_HINT = "— /queue TEXT sends it when the turn ends, /steer TEXT guides it now, Ctrl-C interrupts."
 
@@ -158,6 +163,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self._held_events: list[ev.Event] | None = None  # core events waiting for a history (see on_core_event)
         self._refresh_lock = asyncio.Lock()  # background refreshes run one at a time, in order (FIFO)
         self._refreshes: list[Worker[None]] = []
+        self._saved_switch_interval: float | None = None
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
 
     # ------------------------------------------------------------------ start-up
@@ -180,6 +186,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
 
     def on_mount(self) -> None:
         self.gc_pacer.hold()  # no automatic full collection in the middle of start-up
+        self._saved_switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(LOOP_SWITCH_INTERVAL_S)  # worker threads hand the interpreter back sooner
         self._stop_signals.install()
         self._apply_keymap(self.settings.keymap)
         self._restore_theme(self.home.root)
@@ -678,5 +686,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
 
     async def on_unmount(self) -> None:
         self.gc_pacer.stop()
+        if self._saved_switch_interval is not None:
+            sys.setswitchinterval(self._saved_switch_interval)
+            self._saved_switch_interval = None
         await self.shutdown_agent()
         self._stop_signals.remove()

@@ -1,13 +1,16 @@
-"""What the app does so a keystroke reaches the screen soon: quicker frames, a collection right after a key."""
+"""What the app does so a keystroke reaches the screen soon: quicker frames, a collection right after a key,
+worker threads that hand the interpreter back sooner."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 
 import pytest
 from textual import screen as textual_screen
 
+from hermes_tui.app import LOOP_SWITCH_INTERVAL_S
 from hermes_tui.widgets.textual_workarounds import FRAMES_PER_SECOND, quicker_frames
 from tests.app.test_app import make_app
 from tests.tui.helpers import wait_until
@@ -56,3 +59,14 @@ async def test_a_due_collection_runs_after_a_key_without_waiting_for_a_pause(tmp
         await pilot.press("x")
         await wait_until(pilot, lambda: pacer.collections > before, 5, "a collection after the key")
         assert app.main.prompt.value == "x"
+
+
+async def test_worker_threads_hand_the_interpreter_back_within_a_millisecond_while_the_app_runs(
+    tmp_path: Path,
+) -> None:
+    before = sys.getswitchinterval()
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)):
+        await asyncio.wait_for(app.ready.wait(), 10)
+        assert sys.getswitchinterval() == pytest.approx(LOOP_SWITCH_INTERVAL_S)
+    assert sys.getswitchinterval() == pytest.approx(before)

@@ -268,7 +268,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
 
         async def in_turn() -> None:
             async with self._refresh_lock:  # tasks reach it in the order they were made: FIFO
-                await refresh(*args)
+                if self.screen_stack and not self._closed:
+                    await refresh(*args)
 
         worker = self.run_worker(in_turn(), group="refresh")
         self._refreshes = [w for w in self._refreshes if not w.is_finished] + [worker]
@@ -303,6 +304,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         for index, event in enumerate(held):
             if self._held_events is not None:
                 self._held_events.extend(held[index:])
+                return
+            if not self.screen_stack:
                 return
             await self._show_core_event(event)
 
@@ -464,8 +467,10 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
 
     async def _show_long_history(self, loading: AwaitComplete, event: ev.HistoryReplaced) -> None:
         await loading
-        if self.screen_stack:
-            self._history_shown(event)
+        if not self.screen_stack or self._closed:  # the app is closing: nothing is shown any more
+            self._held_events = None
+            return
+        self._history_shown(event)
         await self._release_held_events()
 
     def _history_shown(self, event: ev.HistoryReplaced) -> None:

@@ -154,7 +154,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self.turn_worker: Worker[Any] | None = None
         self.command_worker: Worker[Any] | None = None
         self._last_ctrl_c = 0.0
-        self._closed = False
+        self._agent_closed = False
         self._stopping_for_signal = False
         self._stop_signals = stop_signals.StopSignals(self._on_stop_signal, (signal.SIGTERM, signal.SIGHUP))
         self.ready = asyncio.Event()
@@ -268,7 +268,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
 
         async def in_turn() -> None:
             async with self._refresh_lock:  # tasks reach it in the order they were made: FIFO
-                if self.screen_stack and not self._closed:
+                if self.screen_stack and not self._agent_closed:
                     await refresh(*args)
 
         worker = self.run_worker(in_turn(), group="refresh")
@@ -467,7 +467,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
 
     async def _show_long_history(self, loading: AwaitComplete, event: ev.HistoryReplaced) -> None:
         await loading
-        if not self.screen_stack or self._closed:  # the app is closing: nothing is shown any more
+        if not self.screen_stack or self._agent_closed:  # the app is closing: nothing is shown any more
             self._held_events = None
             return
         self._history_shown(event)
@@ -668,9 +668,9 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self.exit(return_code=stop_signals.exit_code(signum))
 
     async def shutdown_agent(self, end_reason: str = "tui_shutdown") -> None:
-        if self._closed:
+        if self._agent_closed:
             return
-        self._closed = True
+        self._agent_closed = True
         if self.turn_running and self.turn_worker is not None:
             self.turn_worker.cancel()
             try:

@@ -69,3 +69,33 @@ async def test_keys_and_later_events_while_a_long_history_converts(
     finally:
         release.set()
     await asyncio.sleep(0)
+
+
+async def test_closing_while_a_long_history_converts_shows_nothing_and_raises_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = Home(tmp_path / "home").ensure()
+    await store_long_session(home, LONG_HISTORY + 200)
+    entered, release = threading.Event(), threading.Event()
+    convert = conversation_module.history_items
+
+    def gated(messages: list[dict[str, Any]]) -> Any:
+        if len(messages) >= LONG_HISTORY:
+            entered.set()
+            release.wait(30)
+        return convert(messages)
+
+    monkeypatch.setattr(conversation_module, "history_items", gated)
+    settings = background_work(Settings(), auto_title=False, review=False)
+    app = HermesApp(home=home, settings=settings, choice=DEMO, resume="long-one", cwd=tmp_path)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, entered.is_set, 20, "the conversion to start")
+            app._sink(ev.TitleChanged("long-one", "renamed meanwhile"))
+            await pilot.pause()
+            app.exit()
+            release.set()  # the conversion ends after the app began closing
+    finally:
+        release.set()
+    assert app.return_code in (0, None)
+    assert app._exception is None

@@ -79,11 +79,14 @@ async def run() -> None:
         assert isinstance(screen, MainScreen)
         view = screen.conversation
         started = time.perf_counter()
-        await view.load_history(history)
+        loading = view.load_history(history)
+        while not view.mounted_rows:  # the newest rows come first, the earlier ones a few per frame
+            await asyncio.sleep(0.001)
         painted = asyncio.Event()
         app.call_after_refresh(painted.set)
         await painted.wait()
         first_paint = time.perf_counter() - started
+        await loading
         await pilot.pause()
         settled = time.perf_counter() - started
         print(

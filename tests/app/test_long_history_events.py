@@ -3,7 +3,6 @@ core events that came after it are shown after it, in order."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from pathlib import Path
 from typing import Any
@@ -35,15 +34,17 @@ async def store_long_session(home: Home, count: int) -> None:
         await db.close()
 
 
-async def test_keys_and_later_events_while_a_long_history_converts(
+async def app_resuming_a_held_history(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[HermesApp, threading.Event, threading.Event]:
+    """The app resuming a long session whose conversion (the real one) waits for `release`;
+    `entered` is set once the conversion has started."""
     home = Home(tmp_path / "home").ensure()
     await store_long_session(home, LONG_HISTORY + 200)
     entered, release = threading.Event(), threading.Event()
     convert = conversation_module.history_items
 
-    def gated(messages: list[dict[str, Any]]) -> Any:  # the real conversion, once the test lets it go
+    def gated(messages: list[dict[str, Any]]) -> Any:
         if len(messages) >= LONG_HISTORY:
             entered.set()
             release.wait(30)
@@ -52,6 +53,13 @@ async def test_keys_and_later_events_while_a_long_history_converts(
     monkeypatch.setattr(conversation_module, "history_items", gated)
     settings = background_work(Settings(), auto_title=False, review=False)
     app = HermesApp(home=home, settings=settings, choice=DEMO, resume="long-one", cwd=tmp_path)
+    return app, entered, release
+
+
+async def test_keys_and_later_events_while_a_long_history_converts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, entered, release = await app_resuming_a_held_history(tmp_path, monkeypatch)
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_until(pilot, entered.is_set, 20, "the conversion to start")
@@ -68,26 +76,12 @@ async def test_keys_and_later_events_while_a_long_history_converts(
             assert app.main.conversation.items[-2].text == f"answer {(LONG_HISTORY + 200) // 2 - 1}"
     finally:
         release.set()
-    await asyncio.sleep(0)
 
 
 async def test_closing_while_a_long_history_converts_shows_nothing_and_raises_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = Home(tmp_path / "home").ensure()
-    await store_long_session(home, LONG_HISTORY + 200)
-    entered, release = threading.Event(), threading.Event()
-    convert = conversation_module.history_items
-
-    def gated(messages: list[dict[str, Any]]) -> Any:
-        if len(messages) >= LONG_HISTORY:
-            entered.set()
-            release.wait(30)
-        return convert(messages)
-
-    monkeypatch.setattr(conversation_module, "history_items", gated)
-    settings = background_work(Settings(), auto_title=False, review=False)
-    app = HermesApp(home=home, settings=settings, choice=DEMO, resume="long-one", cwd=tmp_path)
+    app, entered, release = await app_resuming_a_held_history(tmp_path, monkeypatch)
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_until(pilot, entered.is_set, 20, "the conversion to start")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import signal
 import sys
 import time
@@ -271,7 +272,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
                 if self.screen_stack and not self._agent_closed:
                     await refresh(*args)
 
-        worker = self.run_worker(in_turn(), group="refresh")
+        # a callable, not a coroutine: a worker cancelled before it started leaves nothing un-awaited
+        worker = self.run_worker(in_turn, group="refresh")
         self._refreshes = [w for w in self._refreshes if not w.is_finished] + [worker]
 
     async def refreshes_done(self) -> None:
@@ -463,7 +465,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         # a worker waits for it, and the core events after this one wait with it.
         self._held_events = []
         loading = conversation.load_history(event.messages, in_thread=True)
-        self.run_worker(self._show_long_history(loading, event), group="history")
+        self.run_worker(functools.partial(self._show_long_history, loading, event), group="history")
 
     async def _show_long_history(self, loading: AwaitComplete, event: ev.HistoryReplaced) -> None:
         await loading

@@ -21,7 +21,6 @@ with the signal's reason, and the app exits 143 / 129 (`hermes_tui.stop_signals`
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import signal
 import sys
@@ -163,7 +162,6 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
         self._held_events: list[ev.Event] | None = None  # core events waiting for a history (see on_core_event)
         self._refresh_lock = asyncio.Lock()  # background refreshes run one at a time, in order (FIFO)
-        self._refreshes: list[Worker[None]] = []
         self._saved_switch_interval: float | None = None
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
 
@@ -273,14 +271,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
                     await refresh(*args)
 
         # a callable, not a coroutine: a worker cancelled before it started leaves nothing un-awaited
-        worker = self.run_worker(in_turn, group="refresh")
-        self._refreshes = [w for w in self._refreshes if not w.is_finished] + [worker]
-
-    async def refreshes_done(self) -> None:
-        """Until the background refreshes asked for so far have run (or failed)."""
-        for worker in list(self._refreshes):
-            with contextlib.suppress(Exception):
-                await worker.wait()
+        self.run_worker(in_turn, group="refresh")
 
     async def on_core_event(self, message: CoreEvent) -> None:
         """Hand the event to its handler; events nobody shows (e.g. TurnStarted) are ignored.

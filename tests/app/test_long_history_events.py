@@ -1,8 +1,9 @@
-"""A long history is converted off the app's queue: keys still reach the prompt meanwhile, and the
-core events that came after it are shown after it, in order."""
+"""Work that waits (a long history's conversion, the tree's database reads) stays off the app's
+queue: keys still reach the prompt meanwhile, and what came after it is shown after it, in order."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from hermes_tui.app import LONG_HISTORY, HermesApp
 from hermes_tui.config import Home, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.store.db import SessionDB
-from tests.app.test_app import DEMO
+from tests.app.test_app import DEMO, make_app
 from tests.core.helpers import background_work
 from tests.tui.helpers import wait_until
 
@@ -93,3 +94,28 @@ async def test_closing_while_a_long_history_converts_shows_nothing_and_raises_no
         release.set()
     assert app.return_code in (0, None)
     assert app._exception is None
+
+
+async def test_background_refreshes_run_in_order_without_holding_keys(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    ran: list[str] = []
+    first_may_end = asyncio.Event()
+
+    async def slow(name: str) -> None:  # a tree refresh waiting on a busy database
+        ran.append(f"{name} started")
+        await first_may_end.wait()
+        ran.append(f"{name} done")
+
+    async def quick(name: str) -> None:
+        ran.append(name)
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        app.refresh_in_background(slow, "tree")
+        app.refresh_in_background(quick, "goal")
+        await wait_until(pilot, lambda: ran == ["tree started"], 5, "the first refresh")
+        await pilot.press("k")  # the app's queue is free meanwhile
+        assert app.main.prompt.value == "k"
+        assert ran == ["tree started"]  # the second waits for the first
+        first_may_end.set()
+        await wait_until(pilot, lambda: ran == ["tree started", "tree done", "goal"], 5, "both, in order")

@@ -4,7 +4,12 @@ The first frame paints before anything heavy happens: the database opens and the
 imported in a startup worker after mount. Each turn runs in an async worker in the exclusive
 group "turn". Core events arrive through the Agent's sink as `CoreEvent` messages; a dispatch
 table keyed by event class (`EVENT_HANDLERS`) hands each to the one method that updates the
-conversation, lineage tree, token gauge, review log or status bar.
+conversation, lineage tree, token gauge, review log or status bar. Keystrokes go through the same
+queue, so no handler waits there: a long history is converted in a thread while later events wait
+in order (`_held_events`), and refreshes that read the database run in an ordered background
+worker (`refresh_in_background`). While it runs the app paces full garbage collections
+(`GcPacer`), draws at up to 240 frames a second and gives the interpreter back to the loop within
+1 ms (see docs/PERFORMANCE.md for why each).
 
 Commands: while a turn (or another command) runs, the commands the registry flags `while_busy`
 (/steer, /queue, /stop, /status …) run at once in their own workers; anything else is refused

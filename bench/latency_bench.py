@@ -52,7 +52,7 @@ from typing import Any
 from textual import events
 
 from bench.context_bench import agentic_history
-from bench.transcript_bench import synthetic_history
+from bench.transcript_bench import markdown_text, synthetic_history
 from hermes_tui.app import HermesApp
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.store.db import SessionDB
@@ -111,24 +111,6 @@ class Result:
 HEADER = ["situation", "keys", "p50 ms", "p95 ms", "max ms", "budget", "load", "note"]
 
 
-def markdown_answer(size: int) -> str:
-    """Prose paragraphs, fenced code and lists, like a long model answer."""
-    parts: list[str] = []
-    length = index = 0
-    while length < size:
-        if index % 7 == 3:
-            body = "".join(f"def step_{index}_{k}(value):\n    return value * {k}\n" for k in range(8))
-            block = f"```python\n{body}```\n\n"
-        elif index % 7 == 5:
-            block = "".join(f"- point {index}.{k} with **weight** and `code`\n" for k in range(5)) + "\n"
-        else:
-            block = f"Paragraph {index}: " + "the quick brown fox jumps over the lazy dog, again. " * 7 + "\n\n"
-        parts.append(block)
-        length += len(block)
-        index += 1
-    return "".join(parts)[:size]
-
-
 def gc_note(app: HermesApp) -> str:
     pacer = app.gc_pacer
     return f"{pacer.collections} paced full GCs, longest {pacer.longest_s * 1000:.0f} ms"
@@ -142,7 +124,7 @@ def load_average() -> float:
 
 
 def reply_step(spec: dict[str, Any]) -> Reply:
-    text = markdown_answer(spec["markdown"]) if "markdown" in spec else spec.get("text", "")
+    text = markdown_text(spec["markdown"]) if "markdown" in spec else spec.get("text", "")
     return Reply(text=text, chunk_size=spec.get("chunk_size", 4), delay_per_chunk=spec.get("delay_per_chunk", 0.0))
 
 
@@ -397,7 +379,7 @@ async def situation_huge(root: Path, server: ServerProcess, keys: int) -> list[R
         answer.load_after = load_average()
         answer.note = f"answer on screen {shown:.2f} s after Enter ({HUGE_CHUNK_CHARS:,}-character deltas)"
     home = Home(root / "huge-history").ensure()
-    one_mb = markdown_answer(1_000_000)
+    one_mb = markdown_text(1_000_000)
     messages: list[dict[str, Any]] = []
     for index in range(HUGE_HISTORY_ANSWERS):
         messages += [{"role": "user", "content": f"question {index}"}, {"role": "assistant", "content": one_mb}]

@@ -130,7 +130,7 @@ HUGE_HISTORY_ANSWERS = 11  # of 1 MB each
 
 
 def markdown_text(size: int) -> str:
-    """Prose, fenced code and lists, like a long answer (the same shape as bench.latency_bench's)."""
+    """Prose, fenced code and lists, like a long answer (bench.latency_bench streams it too)."""
     parts: list[str] = []
     length = index = 0
     while length < size:

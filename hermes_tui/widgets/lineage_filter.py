@@ -35,16 +35,21 @@ def _with_ancestors(ids: Iterable[str], sessions: Mapping[str, LineageNode], int
             current = sessions[current].parent_id
 
 
-def _archived_subtrees(sessions: Mapping[str, LineageNode], children: Mapping[str, list[LineageNode]]) -> set[str]:
-    hidden: set[str] = set()
-    stack = [node.id for node in sessions.values() if node.archived]
+def subtree_ids(start: Iterable[str], children: Mapping[str, list[LineageNode]]) -> set[str]:
+    """The ids of `start` and of every session below them (safe on parent links that form a cycle)."""
+    reached: set[str] = set()
+    stack = list(start)
     while stack:
         session_id = stack.pop()
-        if session_id in hidden:
+        if session_id in reached:
             continue
-        hidden.add(session_id)
+        reached.add(session_id)
         stack.extend(child.id for child in children.get(session_id, ()))
-    return hidden
+    return reached
+
+
+def _archived_subtrees(sessions: Mapping[str, LineageNode], children: Mapping[str, list[LineageNode]]) -> set[str]:
+    return subtree_ids((node.id for node in sessions.values() if node.archived), children)
 
 
 def visible_sessions(

@@ -35,6 +35,7 @@ from textual.widgets.tree import TreeNode
 from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER, EDGE_REVIEW, EDGE_ROOT, LineageNode
 from hermes_tui.text_safety import visible
 from hermes_tui.widgets.formatting import cut, format_age, short_session_id
+from hermes_tui.widgets.lineage_filter import subtree_ids
 from hermes_tui.widgets.lineage_view import LineageEntry, LineageView
 
 TITLE_WIDTH = 28
@@ -365,14 +366,7 @@ class LineageTree(LineageView):
 
     def _unreachable(self, roots: list[LineageNode], children: dict[str, list[LineageNode]]) -> list[LineageNode]:
         """Sessions no root leads to (their parent links form a cycle), oldest first."""
-        seen: set[str] = set()
-        stack = [root.id for root in roots]
-        while stack:
-            session_id = stack.pop()
-            if session_id in seen:
-                continue
-            seen.add(session_id)
-            stack.extend(child.id for child in children.get(session_id, ()))
+        seen = subtree_ids((root.id for root in roots), children)
         if len(seen) == len(self._sessions):
             return []
         stranded = sorted((n for n in self._sessions.values() if n.id not in seen), key=lambda n: n.started_at)

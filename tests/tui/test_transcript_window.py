@@ -165,6 +165,22 @@ OPERATIONS = st.lists(
 )
 
 
+def move(window: TranscriptWindow, operation: str) -> None:
+    """What the user does to the window other than a new message arriving."""
+    if operation == "earlier":
+        window.page_earlier()
+        window.trim_bottom()
+    elif operation == "later":
+        end, _page = window.next_later_page()
+        window.extend_to(end)
+    elif operation == "grow":
+        window.grow_upward()
+    elif operation == "reset":
+        window.reset_to_latest()
+    elif operation == "remove" and window.items:
+        window.remove(window.items[len(window.items) // 2])
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     operations=OPERATIONS,
@@ -190,18 +206,8 @@ def test_the_window_stays_a_bounded_slice_whatever_the_user_does(
                 window.trim_top()
             if joined and not following:
                 assert size_before < window.window_size
-        elif operation == "earlier":
-            window.page_earlier()
-            window.trim_bottom()
-        elif operation == "later":
-            end, _page = window.next_later_page()
-            window.extend_to(end)
-        elif operation == "grow":
-            window.grow_upward()
-        elif operation == "reset":
-            window.reset_to_latest()
-        elif operation == "remove" and window.items:
-            window.remove(window.items[len(window.items) // 2])
+        else:
+            move(window, operation)
         assert 0 <= window.first <= window.end <= len(window.items)
         assert window.size <= window.window_size
         assert window.earlier_count + window.size + window.later_count == len(window.items)
@@ -273,18 +279,8 @@ def test_the_window_stays_within_its_weight_budget_whatever_the_user_does(
             counter += 1
             if joined and operation == "append":
                 window.trim_top()
-        elif operation == "earlier":
-            window.page_earlier()
-            window.trim_bottom()
-        elif operation == "later":
-            end, _page = window.next_later_page()
-            window.extend_to(end)
-        elif operation == "grow":
-            window.grow_upward()
-        elif operation == "reset":
-            window.reset_to_latest()
-        elif operation == "remove" and window.items:
-            window.remove(window.items[len(window.items) // 2])
+        else:
+            move(window, operation)
         assert window.earlier_count + window.size + window.later_count == len(window.items)
         # one row may pass the budget on its own, or join a window that still had room
         assert window.size <= 1 or window.weight(window.first, window.end) <= budget + heaviest

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from hermes_tui.core.context.constants import TAIL_MIN_MESSAGES, TAIL_SOFT_CEILING_FACTOR
 from hermes_tui.core.context.markers import split_summary_message
-from hermes_tui.core.context.sizing import message_budget_tokens
+from hermes_tui.core.context.sizing import MessageCosts, message_budget_tokens
 from hermes_tui.core.messages import Message, content_text
 from hermes_tui.store.models import SUMMARY_MARKERS, is_summary_text
 
@@ -56,7 +56,7 @@ def ensure_last_user_message_in_tail(messages: Sequence[Message], cut: int, head
 
 
 def find_tail_cut_by_tokens(
-    messages: Sequence[Message], head_end: int, tail_token_budget: int, costs: Sequence[int] | None = None
+    messages: Sequence[Message], head_end: int, tail_token_budget: int, costs: MessageCosts | None = None
 ) -> int:
     """First index of the verbatim tail, chosen by token budget (see reference §4.2, phase 2)."""
     n = len(messages)
@@ -97,7 +97,7 @@ def compute_boundaries(
     messages: Sequence[Message],
     protect_first_n: int,
     tail_token_budget: int,
-    costs: Sequence[int] | None = None,
+    costs: MessageCosts | None = None,
 ) -> Boundaries:
     start = align_boundary_forward(messages, head_size(messages, protect_first_n))
     if start >= len(messages):

@@ -30,7 +30,7 @@ from hermes_tui.core.context.markers import (
     SCREENSHOT_REMOVED_PREFIX,
     TRUNCATED_LEAF_SUFFIX,
 )
-from hermes_tui.core.context.sizing import message_budget_tokens, tool_call_arguments, tool_call_name
+from hermes_tui.core.context.sizing import MessageCosts, message_budget_tokens, tool_call_arguments, tool_call_name
 from hermes_tui.core.context.tool_oneliners import parse_tool_args, summarize_tool_result
 from hermes_tui.core.messages import Message, is_image_part
 from hermes_tui.store.models import SUMMARY_MARKERS, is_summary_text
@@ -53,9 +53,6 @@ class LazyCosts(dict[int, int]):
     def __init__(self, messages: Sequence[Message]) -> None:
         super().__init__()
         self._messages = messages
-
-    def __len__(self) -> int:
-        return len(self._messages)
 
     def __missing__(self, index: int) -> int:
         value = self[index] = message_budget_tokens(self._messages[index])
@@ -96,7 +93,7 @@ def tool_call_index(messages: Sequence[Message]) -> dict[str, tuple[str, str]]:
 
 
 def find_prune_boundary(
-    messages: Sequence[Message], tail_token_budget: int | None, protect_last_n: int, costs: Sequence[int]
+    messages: Sequence[Message], tail_token_budget: int | None, protect_last_n: int, costs: MessageCosts
 ) -> int:
     """Index before which old tool results may be pruned: the tail within the token budget, but at
     least `protect_last_n` messages, stays untouched."""
@@ -212,7 +209,7 @@ def prune_old_tool_results(
     head_end: int,
     tail_token_budget: int | None,
     protect_last_n: int,
-    costs: Sequence[int] | None = None,
+    costs: MessageCosts | None = None,
 ) -> tuple[list[Message], int]:
     """Phase 1 over `messages[head_end:]`: returns (new list, number of messages changed)."""
     pruned = prune_pass(
@@ -239,7 +236,7 @@ def prune_pass(
     head_end: int,
     tail_token_budget: int | None,
     protect_last_n: int,
-    costs: Sequence[int] | None = None,
+    costs: MessageCosts | None = None,
 ) -> PrunePass:
     """Phase 1 in one walk from the newest message back to the head.
 

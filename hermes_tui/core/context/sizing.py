@@ -6,8 +6,14 @@ Owns the compressor's character budgeting: `len(content)//4 + 10` per message, p
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from hermes_tui.core.context.constants import CHARS_PER_TOKEN, IMAGE_CHAR_ESTIMATE, MESSAGE_OVERHEAD_TOKENS
 from hermes_tui.core.messages import Message, is_image_part
+
+MessageCosts = Sequence[int] | Mapping[int, int]
+"""`costs[i]` is `message_budget_tokens(messages[i])`: a list of them all, or a lazy mapping
+(`prune.LazyCosts`) that measures only the messages a walk reaches."""
 
 
 def content_chars(content: object) -> int:

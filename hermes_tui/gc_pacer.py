@@ -22,8 +22,9 @@ then waits for the whole collection and a frame).
 
 Reference counting still frees everything that is not part of a cycle at once. `release` (run on
 each tick) empties caches that keep removed widgets' objects alive (widgets.textual_workarounds),
-which shrinks what every collection walks. Nothing here imports Textual: the app calls `start()`,
-`note_input()` on each key or mouse event, and `tick()` a few times a second.
+which shrinks what every collection walks. Nothing here imports Textual: the app calls `hold()` at
+mount, `start()` once start-up is over, `note_input()` on each key or mouse event, `after_echo()`
+once a key is drawn, `tick()` a few times a second, and `stop()` on the way out.
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ LOOP_SWITCH_INTERVAL_S = 0.001
 """How long a worker thread (the store's, `off_loop`'s, the SDK import) may keep the interpreter
 once the event loop wants it back: CPython's default 5 ms let resuming a 20,000-message session
 hold the loop 15-18 ms in stretches (`python -m bench.responsiveness_bench loop`); 1 ms, 5-8 ms."""
-LONG_HISTORY = 1_000  # messages from which a loaded history is turned into transcript items in a worker
+LONG_HISTORY = 1_000  # messages from which a loaded history is converted in a thread, off the app's queue
 BUSY_HINT = "— /queue TEXT sends it when the turn ends, /steer TEXT guides it now, Ctrl-C interrupts."
 
 EventT = TypeVar("EventT", bound=ev.Event)

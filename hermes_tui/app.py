@@ -239,16 +239,21 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         await self.refresh_lineage()
         self.wire_sessions_pane()
         self.ready.set()
+        # a resumed history is on screen first: the warm-up's imports would slow its frames down
+        await self.main.conversation.history_loaded()
         await self._warm_up_sdk()
         self.gc_pacer.start()  # after the imports: what start-up left alive is frozen
         self.set_interval(GC_TICK_S, self.gc_pacer.tick)
 
     async def _warm_up_sdk(self) -> None:
-        """Import the provider SDK now (after the first frame) so the first turn doesn't pay for it."""
+        """Import the provider SDK and build its client now (after the first frame), so the first turn
+        pays for neither: both would share the interpreter with the frames drawn as it starts."""
         if self.choice.provider in ("openai", "anthropic"):
             import importlib
 
             await asyncio.to_thread(importlib.import_module, self.choice.provider)
+        if self.agent is not None:
+            await self.agent.warm_up()
 
     # ------------------------------------------------------------------ core events
 
@@ -461,7 +466,9 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         # a worker waits for it, and the core events after this one wait with it.
         self._held_events = []
         loading = conversation.load_history(event.messages, in_thread=True)
-        self.run_worker(functools.partial(self._show_long_history, loading, event), group="history")
+        # a description of our own: Textual's default is repr(work), here the whole history (~10 ms)
+        work = functools.partial(self._show_long_history, loading, event)
+        self.run_worker(work, group="history", description="show a long history")
 
     async def _show_long_history(self, loading: AwaitComplete, event: ev.HistoryReplaced) -> None:
         await loading
@@ -685,6 +692,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             self.gc_pacer.note_input()  # full garbage collections wait for a pause in typing
             if isinstance(event, events.Key) and self.gc_pacer.due:
                 self.call_after_refresh(self.gc_pacer.after_echo)  # or run just after this key is drawn
+            if isinstance(event, events.Key) and self.screen_stack:
+                self.main.conversation.note_keypress()  # a history still mounting lets this key's frame go first
         await super().on_event(event)
 
     async def on_unmount(self) -> None:

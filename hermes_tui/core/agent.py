@@ -13,6 +13,7 @@ message, else the goal's continuation), the session commands move the live sessi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -207,6 +208,12 @@ class Agent:
     def provider(self) -> Provider:
         """The provider answering now: the primary, or a fallback for the rest of the turn."""
         return self.chain.provider
+
+    async def warm_up(self) -> None:
+        """Get the provider ready for the first turn while the user is still typing it (the TUI calls
+        this once start-up is over). A failure here is left for that turn, which reports it."""
+        with contextlib.suppress(Exception):
+            await self.provider.warm_up()
 
     @property
     def session_id(self) -> str:

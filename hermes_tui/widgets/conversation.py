@@ -109,6 +109,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         self.flush_count = 0  # flushes that reached the screen (for tests and benchmarks)
         self.cursor = MessageCursor(self)
         self._history_load: AwaitComplete | None = None
+        self._keypress_seen = False  # since the last row batch of a rebuilt window
 
     # ------------------------------------------------------------------ introspection
 
@@ -422,11 +423,22 @@ class ConversationView(ConversationKeys, VerticalScroll):
         self.anchor()
         self.call_after_refresh(self._fill_viewport)
 
+    def note_keypress(self) -> None:
+        """A key was pressed: a rebuilt window's next batch of rows waits a frame, so the frame that
+        shows the key has no rows to style and lay out (such a frame took 15-25 ms, and the key
+        waited for it on top of the one before)."""
+        self._keypress_seen = True
+
     async def _next_frame(self) -> None:
-        """Until the screen has drawn what was mounted so far."""
-        drawn = asyncio.Event()
-        self.call_after_refresh(drawn.set)
-        await drawn.wait()
+        """Until the screen has drawn what was mounted so far — and, after a keypress, one frame more
+        (only one: keys typed without a pause slow the rows down, never stop them)."""
+        for _ in range(2):
+            drawn = asyncio.Event()
+            self.call_after_refresh(drawn.set)
+            await drawn.wait()
+            if not self._keypress_seen:
+                return
+            self._keypress_seen = False
 
     async def _fill_viewport(self) -> None:
         """A tall view with short rows: mount earlier pages until the rows fill it (or run out)."""

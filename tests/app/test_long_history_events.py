@@ -64,6 +64,9 @@ async def test_keys_and_later_events_while_a_long_history_converts(
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_until(pilot, entered.is_set, 20, "the conversion to start")
+            held = [worker for worker in app.workers if worker.group == "history"]
+            # named by us: Textual's default description is repr() of the work, the whole history
+            assert held and all(len(worker.description) < 100 for worker in held)
             await pilot.press("z")  # the app's queue is free while the thread converts
             assert app.main.prompt.value == "z"
             app._sink(ev.Warning("after the history"))

@@ -259,3 +259,32 @@ async def test_max_iterations_asks_for_a_final_summary(tmp_path: Path, server: F
     last = server.requests[-1].body
     assert "maximum number of tool-calling iterations" in json.dumps(last) and not last.get("tools")
     await db.close()
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+async def test_warm_up_builds_the_client_the_first_turn_uses(
+    tmp_path: Path, server: FakeLLMServer, protocol: str
+) -> None:
+    choice = (
+        openai_choice(server.base_url_openai) if protocol == "openai" else anthropic_choice(server.base_url_anthropic)
+    )
+    agent, db, _ = await make_agent(tmp_path, choice)
+    await agent.warm_up()  # the TUI calls it once start-up is over, before the first prompt
+    client = agent.provider._client  # type: ignore[attr-defined]
+    assert client is not None
+    server.enqueue(Reply(text="warm"))
+    result = await agent.run_conversation("hello")
+    assert result.completed and result.final_response == "warm"
+    assert agent.provider._client is client  # type: ignore[attr-defined]
+    await agent.close()
+    await db.close()
+
+
+async def test_a_warm_up_that_fails_leaves_the_error_to_the_first_turn(tmp_path: Path) -> None:
+    agent, db, log = await make_agent(tmp_path, openai_choice("http://[::1"))  # no client can be built for it
+    await agent.warm_up()  # start-up goes on
+    result = await agent.run_conversation("hello")
+    assert result.failed and "port" in result.error  # the turn says what is wrong with the address
+    assert log.of(ev.TurnFinished)[-1].failed
+    await agent.close()
+    await db.close()

@@ -2,7 +2,7 @@
 
 A real Agent on a real state.db resumes a 20,000-message session and runs a turn that compresses
 it, against the loopback fake server, while a ticker task measures the longest pause between its
-wake-ups. Before the CPU work moved to worker threads the turn held the loop for about a second.
+wake-ups. Before the CPU work moved to worker threads (or slices) the turn held the loop for about a second.
 What is measured is the CPU time the event loop's thread spends between two wake-ups of the ticker
 (`time.thread_time`), not the wall-clock pause: work run on the loop shows up in full, while waiting
 for a busy machine's scheduler or for the GIL (a worker thread running) costs the loop thread no CPU.
@@ -116,8 +116,8 @@ async def test_ctrl_c_during_the_compression_of_a_long_history_stops_the_turn_at
     await db.close()
 
 
-async def test_the_request_copy_of_a_long_history_is_built_off_the_loop(tmp_path: Path) -> None:
-    """The call site builds the API copy in a worker: same messages as building it inline."""
+async def test_the_request_copy_of_a_long_history_never_holds_the_loop(tmp_path: Path) -> None:
+    """The call site builds the API copy a slice at a time: same messages as building it in one go."""
     from hermes_tui.core.turn.calls import build_request
     from hermes_tui.core.turn.state import TurnState
 

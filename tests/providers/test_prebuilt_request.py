@@ -1,7 +1,8 @@
 """Requests built and encoded by us, sent through the SDK clients' generic `post`.
 
 The wire must be what the SDKs' own `create()` sends for the same arguments (same JSON, same
-headers), a long request must be built off the event loop, and answers must read the same.
+headers), a long request is built a slice at a time (the loop runs between), and answers must
+read the same.
 """
 
 from __future__ import annotations
@@ -9,18 +10,17 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import threading
 from typing import Any
 
 import pytest
 
-from hermes_tui.core.context.offload import OFF_LOOP_MIN_ITEMS
+from hermes_tui.core.context.offload import SLICE_ITEMS
 from hermes_tui.core.providers.anthropic import AnthropicProvider
 from hermes_tui.core.providers.base import ChatRequest
 from hermes_tui.core.providers.openai import OpenAIProvider
-from hermes_tui.core.providers.prebuilt_request import MESSAGES_PER_SLICE, encode_body, prepared_body
+from hermes_tui.core.providers.prebuilt_request import MESSAGES_PER_SLICE, encode_body, encode_body_in_slices
 from tests.fake_llm import FakeLLMServer, Reply
-from tests.providers.helpers import READ_FILE_TOOL, collect, finish, texts, tool_calls
+from tests.providers.helpers import READ_FILE_TOOL, collect, texts
 
 # headers that differ between any two requests, whoever builds them
 VARYING_HEADERS = frozenset({"content-length"})
@@ -110,55 +110,57 @@ def test_a_long_message_list_encoded_in_slices_gives_the_same_bytes() -> None:
         encode_body({**body, "messages": [*messages, {"role": "user", "content": math.inf}]})
 
 
-class _Recording:
-    """Notes on which thread `build_params` ran."""
-
-    on_loop_thread: list[bool]
-
-    def build_params(self, request: ChatRequest) -> dict[str, Any]:
-        self.on_loop_thread.append(threading.current_thread() is threading.main_thread())
-        return super().build_params(request)  # type: ignore[misc]
-
-
-class _RecordingOpenAI(_Recording, OpenAIProvider):
-    pass
-
-
-class _RecordingAnthropic(_Recording, AnthropicProvider):
-    pass
+def _long_conversation(count: int) -> list[dict[str, Any]]:
+    """A system prompt, then `count` turns of questions, tool calls, results and answers."""
+    messages: list[dict[str, Any]] = [CONVERSATION[0]]
+    for i in range(count // 4):
+        call = {"id": f"call_{i}", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a"}'}}
+        messages += [
+            {"role": "user", "content": f"question {i} — ünïcödé"},
+            {"role": "assistant", "content": f"reading {i}", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"call_{i}", "content": f"result {i}\n\tindented"},
+            {"role": "assistant", "content": f"answer {i} 🚀"},
+        ]
+    return messages
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
-async def test_a_long_request_is_built_off_the_event_loop_and_a_short_one_inline(srv: FakeLLMServer, kind: str) -> None:
+async def test_a_long_request_translated_in_slices_sends_what_create_would(srv: FakeLLMServer, kind: str) -> None:
+    """Past one slice, the messages are translated and encoded a slice at a time on the loop; the
+    server must still receive exactly the body `create()` sends for the same request."""
+    request = ChatRequest(messages=_long_conversation(SLICE_ITEMS * 3 + 8), tools=[READ_FILE_TOOL], max_tokens=64)
+    srv.enqueue(Reply(text="one"), Reply(text="two"))
     if kind == "openai":
-        provider: Any = _RecordingOpenAI("gpt-test", api_key="k", base_url=srv.base_url_openai)
+        provider: Any = OpenAIProvider("gpt-test", api_key="k", base_url=srv.base_url_openai)
+        await collect(provider, request)
+        sdk_stream = await provider._get_client().chat.completions.create(**provider.build_params(request))
     else:
-        provider = _RecordingAnthropic("claude-test", api_key="k", base_url=srv.base_url_anthropic)
-    provider.on_loop_thread = []
-    turns = [
-        {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"}
-        for i in range(OFF_LOOP_MIN_ITEMS + 1)
-    ]
-    srv.enqueue(
-        Reply(tool_calls=[("call_9", "read_file", '{"path": "x"}')]),
-        Reply(text="short"),
-    )
-    long_events = await collect(provider, ChatRequest(messages=turns, tools=[READ_FILE_TOOL]))
-    short_events = await collect(provider, ChatRequest(messages=turns[:3]))
-    assert provider.on_loop_thread == [False, True]
-    assert [call.name for call in tool_calls(long_events)] == ["read_file"]
-    assert finish(long_events) == "tool_calls"
-    assert "".join(texts(short_events)) == "short"
-    assert len(srv.requests[-2].body["messages"]) == OFF_LOOP_MIN_ITEMS + 1
+        provider = AnthropicProvider("claude-test", api_key="k", base_url=srv.base_url_anthropic)
+        await collect(provider, request)
+        sdk_stream = await provider._get_client().messages.create(stream=True, **provider.build_params(request))
+    async for _ in sdk_stream:
+        pass
+    ours, sdk = srv.requests[-2], srv.requests[-1]
+    assert ours.body == sdk.body
+    assert len(ours.body["messages"]) > SLICE_ITEMS * 2  # really past several slices
     await provider.aclose()
 
 
-async def test_prepared_body_lets_the_loop_run_while_a_long_body_is_built() -> None:
-    loop_ran = threading.Event()
+async def test_encoding_in_slices_gives_the_same_bytes_and_lets_the_loop_run_between_them() -> None:
+    messages = [{"role": "user", "content": f"turn {i} «»"} for i in range(MESSAGES_PER_SLICE * 4 + 3)]
+    body = {"model": "m", "messages": messages, "stream": True}
+    ticks = 0
 
-    def build() -> dict[str, Any]:
-        # set by a callback of the event loop: reachable only if this runs in a worker
-        return {"loop_ran": loop_ran.wait(timeout=10)}
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
 
-    asyncio.get_running_loop().call_later(0.01, loop_ran.set)
-    assert json.loads(await prepared_body(build, size=OFF_LOOP_MIN_ITEMS)) == {"loop_ran": True}
+    task = asyncio.create_task(ticker())
+    await asyncio.sleep(0)
+    before = ticks
+    encoded = await encode_body_in_slices(body)
+    task.cancel()
+    assert encoded == encode_body(body)
+    assert ticks - before >= 4  # the ticker ran between the slices, not only after the whole body

@@ -426,3 +426,41 @@ async def test_a_history_converted_in_a_thread_is_awaited_by_history_loaded() ->
         await pilot.pause()
         assert len(view.items) == 1_200
         assert view.mounted_rows[-1].item.text == "answer 599"  # type: ignore[attr-defined]
+
+
+async def test_after_a_keypress_a_rebuilding_window_waits_a_frame_before_its_next_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = host()
+    async with app.run_test() as pilot:
+        view = app.query_one(ConversationView)
+        waits = 0
+        wait_for_frame = view.call_after_refresh
+
+        def counting(callback: Any, *args: Any) -> bool:
+            nonlocal waits
+            waits += 1
+            return wait_for_frame(callback, *args)
+
+        monkeypatch.setattr(view, "call_after_refresh", counting)
+        await view._next_frame()
+        assert waits == 1
+        waits = 0
+        view.note_keypress()  # the frame that shows the key comes first, with no rows to lay out
+        await view._next_frame()
+        assert waits == 2
+        waits = 0
+        view.note_keypress()  # and another key while the extra frame is drawn: still one extra frame
+        wait_for_frame(lambda: wait_for_frame(view.note_keypress))
+        await view._next_frame()
+        assert waits == 2
+        monkeypatch.undo()
+
+        history = long_history(60)
+        loading = view.load_history(history)
+        typing = app.set_interval(0.001, view.note_keypress)  # keys all along: the rows still all arrive
+        await loading
+        typing.stop()
+        await pilot.pause()
+        texts = [row.item.text for row in view.mounted_rows]  # type: ignore[attr-defined]
+        assert texts == [message["content"] for message in history[-view.history_window :]]

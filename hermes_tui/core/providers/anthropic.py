@@ -20,7 +20,14 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from hermes_tui.core.providers.anthropic_wire import to_anthropic
+from hermes_tui.core.context.offload import map_in_slices
+from hermes_tui.core.providers.anthropic_wire import (
+    AnthropicPayload,
+    assemble_payload,
+    split_system,
+    to_anthropic,
+    wire_one,
+)
 from hermes_tui.core.providers.base import (
     ChatRequest,
     Provider,
@@ -38,7 +45,7 @@ from hermes_tui.core.providers.base import (
 from hermes_tui.core.providers.caching import apply_anthropic_cache_control
 from hermes_tui.core.providers.failures import ProviderRefusal, ProviderStreamError
 from hermes_tui.core.providers.plain_body import read_plain_body
-from hermes_tui.core.providers.prebuilt_request import post_anthropic_stream, prepared_body
+from hermes_tui.core.providers.prebuilt_request import encode_body_in_slices, post_anthropic_stream
 from hermes_tui.core.providers.sdk_client import SdkClientHolder
 from hermes_tui.core.providers.stream_guard import GuardedStream, StreamTimeouts
 
@@ -267,12 +274,16 @@ class AnthropicProvider(SdkClientHolder["AsyncAnthropic"], Provider):
         kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
         return AsyncAnthropic(**kwargs)
 
-    def build_params(self, request: ChatRequest) -> dict[str, Any]:
-        """The keyword arguments of `messages.create` for this request (no network)."""
-        messages = request.messages
+    def _marked(self, request: ChatRequest) -> list[dict[str, Any]]:
         if self.prompt_caching:
-            messages = apply_anthropic_cache_control(messages, request.cache_ttl, native_anthropic=True)
-        payload = to_anthropic(messages, request.tools)
+            return apply_anthropic_cache_control(request.messages, request.cache_ttl, native_anthropic=True)
+        return request.messages
+
+    def build_params(self, request: ChatRequest, *, payload: AnthropicPayload | None = None) -> dict[str, Any]:
+        """The keyword arguments of `messages.create` for this request (no network); `payload`: its
+        messages already translated (`_payload_in_slices`)."""
+        if payload is None:
+            payload = to_anthropic(self._marked(request), request.tools)
         params: dict[str, Any] = {
             "model": self.model,
             "max_tokens": request.max_tokens or self.max_tokens,
@@ -286,10 +297,15 @@ class AnthropicProvider(SdkClientHolder["AsyncAnthropic"], Provider):
             params["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
         return params
 
+    async def _payload_in_slices(self, request: ChatRequest) -> AnthropicPayload:
+        system, rest = split_system(self._marked(request))
+        return assemble_payload(system, await map_in_slices(wire_one, rest), request.tools)
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         # the body `messages.create(stream=True, **build_params(...))` would send, translated and
-        # encoded off the loop for a long request (translation + the SDK's copy: ~0.45 s at 10,000 messages)
-        body = await prepared_body(lambda: {**self.build_params(request), "stream": True}, size=len(request.messages))
+        # encoded a slice at a time (translation + the SDK's copy: ~0.45 s at 10,000 messages)
+        payload = await self._payload_in_slices(request)
+        body = await encode_body_in_slices({**self.build_params(request, payload=payload), "stream": True})
         timeout = self.timeouts.http_timeout(request.timeout) if request.timeout is not None else None
         client = await self._client_ready()
         guard = GuardedStream(self.timeouts, self.endpoint, request.timeout or self.timeout)

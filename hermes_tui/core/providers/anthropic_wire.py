@@ -223,19 +223,30 @@ def to_anthropic_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def split_system(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]]]:
+    """(the system blocks of a leading system message or None, the messages after it)."""
+    if messages and messages[0].get("role") == "system":
+        return _system_blocks(messages[0]) or None, messages[1:]
+    return None, messages
+
+
+def wire_one(message: Any) -> dict[str, Any] | None:
+    """One canonical message as an Anthropic message (before same-role merging); None: left out."""
+    if not isinstance(message, dict):
+        return None
+    clean = {key: value for key, value in message.items() if not key.startswith(_UNDERSCORE)}
+    return _wire_message(clean)
+
+
+def assemble_payload(
+    system: list[dict[str, Any]] | None, translated: list[dict[str, Any] | None], tools: list[dict[str, Any]] | None
+) -> AnthropicPayload:
+    """The request from the system blocks and the messages `wire_one` translated, in order."""
+    wire = [message for message in translated if message is not None]
+    return AnthropicPayload(system=system, messages=_merge_same_role(wire), tools=to_anthropic_tools(tools or []))
+
+
 def to_anthropic(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> AnthropicPayload:
     """Translate a canonical conversation (system first, if any) into an Anthropic request."""
-    system: list[dict[str, Any]] | None = None
-    rest = messages
-    if messages and messages[0].get("role") == "system":
-        system = _system_blocks(messages[0]) or None
-        rest = messages[1:]
-    wire: list[dict[str, Any]] = []
-    for message in rest:
-        if not isinstance(message, dict):
-            continue
-        clean = {key: value for key, value in message.items() if not key.startswith(_UNDERSCORE)}
-        translated = _wire_message(clean)
-        if translated is not None:
-            wire.append(translated)
-    return AnthropicPayload(system=system, messages=_merge_same_role(wire), tools=to_anthropic_tools(tools or []))
+    system, rest = split_system(messages)
+    return assemble_payload(system, [wire_one(message) for message in rest], tools)

@@ -144,6 +144,9 @@ class Provider(ABC):
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
         """Release network resources."""
 
+    async def warm_up(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
+        """Get ready for the first call (build a client) while nothing waits for it."""
+
     def rekey(self, api_key: str) -> None:  # noqa: B027 - optional hook, keyless providers ignore it
         """Use `api_key` from the next call on (a credential pool rotated)."""
 

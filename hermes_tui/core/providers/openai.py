@@ -16,11 +16,13 @@ stream's chunks arrive as plain dicts.
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from hermes_tui.core.context.offload import map_in_slices
 from hermes_tui.core.messages import content_text
 from hermes_tui.core.providers.base import (
     ChatRequest,
@@ -37,7 +39,7 @@ from hermes_tui.core.providers.base import (
 )
 from hermes_tui.core.providers.failures import ProviderRefusal, ProviderStreamError
 from hermes_tui.core.providers.plain_body import read_plain_body
-from hermes_tui.core.providers.prebuilt_request import post_openai_stream, prepared_body
+from hermes_tui.core.providers.prebuilt_request import encode_body_in_slices, post_openai_stream
 from hermes_tui.core.providers.sdk_client import SdkClientHolder
 from hermes_tui.core.providers.stream_guard import GuardedStream, StreamTimeouts
 
@@ -303,11 +305,14 @@ class OpenAIProvider(SdkClientHolder["AsyncOpenAI"], Provider):
         kwargs["timeout"] = self.timeouts.http_timeout(self.timeout)
         return AsyncOpenAI(**kwargs)
 
-    def build_params(self, request: ChatRequest) -> dict[str, Any]:
-        """The keyword arguments of `chat.completions.create` for this request (no network)."""
+    def build_params(self, request: ChatRequest, *, wired: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The keyword arguments of `chat.completions.create` for this request (no network);
+        `wired`: its messages already translated (`_wire_in_slices`)."""
+        if wired is None:
+            wired = wire_messages(request.messages, replay_reasoning=not self.is_official_api)
         params: dict[str, Any] = {
             "model": self.model,
-            "messages": wire_messages(request.messages, replay_reasoning=not self.is_official_api),
+            "messages": wired,
             "stream": True,
             "stream_options": {"include_usage": True},
         }
@@ -321,10 +326,15 @@ class OpenAIProvider(SdkClientHolder["AsyncOpenAI"], Provider):
             params["reasoning_effort"] = self.reasoning_effort
         return params
 
+    async def _wire_in_slices(self, request: ChatRequest) -> list[dict[str, Any]]:
+        wire = functools.partial(wire_message, replay_reasoning=not self.is_official_api)
+        return await map_in_slices(wire, [message for message in request.messages if isinstance(message, dict)])
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        # the body `chat.completions.create(**build_params(...))` would send, built and encoded off
-        # the loop for a long request (the SDK's own walk over it held the loop ~1.6 s at 10,000 messages)
-        body = await prepared_body(lambda: self.build_params(request), size=len(request.messages))
+        # the body `chat.completions.create(**build_params(...))` would send, translated and encoded a
+        # slice at a time (the SDK's own walk over it held the loop ~1.6 s at 10,000 messages)
+        wired = await self._wire_in_slices(request)
+        body = await encode_body_in_slices(self.build_params(request, wired=wired))
         timeout = self.timeouts.http_timeout(request.timeout) if request.timeout is not None else None
         client = await self._client_ready()
         guard = GuardedStream(self.timeouts, self.endpoint, request.timeout or self.timeout)

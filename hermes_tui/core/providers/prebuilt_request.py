@@ -3,10 +3,11 @@
 The SDKs' `create()` methods walk the whole request before sending it: OpenAI's
 `async_maybe_transform` (~1.6 s for 10,000 messages on this project's machine kind) and
 Anthropic's request-data copy (~0.23 s), both on the event loop. Our request bodies are already
-plain JSON-ready dicts, so that walk changes nothing. Here the body is built and serialised in a
-worker thread for long requests (`core.context.offload.off_loop`) with the SDKs' own encoder
-settings (UTF-8, compact separators, no NaN: the same JSON `create()` sends, keys in our order),
-and the bytes go through the client's
+plain JSON-ready dicts, so that walk changes nothing. Here the providers translate a long request's
+messages a slice at a time on the event loop (`core.context.offload.map_in_slices`) and the body is
+serialised the same way (`encode_body_in_slices`), with the SDKs' own encoder settings (UTF-8,
+compact separators, no NaN: the same JSON `create()` sends, keys in our order); keys and frames
+run between the slices. The bytes go through the client's
 generic `post(path, content=..., stream=True, stream_cls=...)`: request building, headers,
 authentication, timeouts, retries, HTTP status errors (the same SDK exception classes) and the
 SSE decoding with its in-stream error events are still the SDK's.
@@ -18,11 +19,10 @@ chunk of an answer; the providers read fields with `field_of`, which takes eithe
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
-
-from hermes_tui.core.context.offload import off_loop
 
 
 def _jsonable(value: Any) -> Any:
@@ -38,36 +38,38 @@ def _jsonable(value: Any) -> Any:
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_jsonable)
 
 
-MESSAGES_PER_SLICE = 200  # one C call of the encoder holds the interpreter lock for its whole length
+MESSAGES_PER_SLICE = 200  # one call of the encoder (C code) holds the event loop for its whole length
 _SLOT = "\x00hermes-tui messages slot\x00"  # encodes as a JSON string no real value can produce
 
 
-def encode_body(body: dict[str, Any]) -> bytes:
-    """The JSON bytes of a request body, as the SDKs would send it.
-
-    A long `messages` list is encoded in slices joined the way the encoder joins list items (the
-    same bytes): encoding 10,000 messages in one call held the interpreter lock ~10 ms at a stretch,
-    and the event loop — the worker thread's neighbour — could not run a step meanwhile.
-    """
+def _encoded_parts(body: dict[str, Any]) -> Iterator[str]:
+    """The JSON text of `body` in parts whose concatenation is `encode(body)`: a long `messages`
+    list is encoded a slice at a time, joined the way the encoder joins list items."""
     messages = body.get("messages")
     if not isinstance(messages, list) or len(messages) <= MESSAGES_PER_SLICE:
-        return _ENCODER.encode(body).encode()
-    slices = [
-        _ENCODER.encode(messages[start : start + MESSAGES_PER_SLICE])[1:-1]
-        for start in range(0, len(messages), MESSAGES_PER_SLICE)
-    ]
+        yield _ENCODER.encode(body)
+        return
     frame = _ENCODER.encode({**body, "messages": _SLOT})
     before, _, after = frame.partition(_ENCODER.encode(_SLOT))
-    return f"{before}[{','.join(slices)}]{after}".encode()
+    yield before + "["
+    for start in range(0, len(messages), MESSAGES_PER_SLICE):
+        yield ("," if start else "") + _ENCODER.encode(messages[start : start + MESSAGES_PER_SLICE])[1:-1]
+    yield "]" + after
 
 
-async def prepared_body(build: Callable[[], dict[str, Any]], *, size: int) -> bytes:
-    """`build()`'s body, encoded; both run in a worker thread when the request has many (`size`) messages.
+def encode_body(body: dict[str, Any]) -> bytes:
+    """The JSON bytes of a request body, as the SDKs would send it."""
+    return "".join(_encoded_parts(body)).encode()
 
-    `build` must only read its inputs (the request's own copy of the conversation), as the
-    provider's `build_params` does.
-    """
-    return await off_loop(lambda: encode_body(build()), size=size)
+
+async def encode_body_in_slices(body: dict[str, Any]) -> bytes:
+    """`encode_body(body)`, returning to the event loop between slices of a long `messages` list
+    (encoding 10,000 messages in one call held the loop ~10 ms at a stretch)."""
+    parts = []
+    for part in _encoded_parts(body):
+        parts.append(part)
+        await asyncio.sleep(0)
+    return "".join(parts).encode()
 
 
 def request_options(*, timeout: Any = None, **extra: Any) -> dict[str, Any]:

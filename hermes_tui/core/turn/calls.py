@@ -18,11 +18,10 @@ from collections.abc import Awaitable, Callable
 from typing import Final
 
 from hermes_tui.core import events as ev
-from hermes_tui.core.context.offload import off_loop
 from hermes_tui.core.providers.base import ChatRequest, Usage
 from hermes_tui.core.providers.credentials import cooldown_for
 from hermes_tui.core.turn import images, recovery, repairs
-from hermes_tui.core.turn.api_messages import build_api_messages
+from hermes_tui.core.turn.api_messages import build_api_messages_in_slices
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.retry import interruptible_sleep
 from hermes_tui.core.turn.state import TurnState
@@ -54,13 +53,11 @@ STICKY_REPAIRS = frozenset({"text_tool_results", "strip_schema_patterns", "shrin
 async def build_request(state: TurnState, deps: TurnDeps) -> ChatRequest:
     settings = deps.settings
     quirks = deps.chain.active.quirks
-    messages = await off_loop(  # a long history's copy is built in a worker, never on the event loop
-        build_api_messages,
+    messages = await build_api_messages_in_slices(  # a long history's copy never holds the loop
         list(state.messages),
         deps.session.system_prompt,
         extra_user_context=state.api_context,
         extra_messages=state.extra_messages or None,
-        size=len(state.messages),
     )
     if "text_tool_results" in quirks:
         repairs.text_tool_results(messages)

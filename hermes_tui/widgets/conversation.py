@@ -18,6 +18,7 @@ carries its message's place in the session's history for that (`TranscriptItem.m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
@@ -407,7 +408,11 @@ class ConversationView(ConversationKeys, VerticalScroll):
             self._rows = {}
             rows = self._build_rows(self._window.reset_to_latest())
             earlier, newest = rows[:-FIRST_ROWS], rows[-FIRST_ROWS:]
-            with self.app.batch_update():
+            # Rows on screen are swapped for the new ones in one update (no empty frame between);
+            # into an empty view (start-up) they come as they mount: an update held for the whole
+            # mount (20-30 ms) held every key typed meanwhile too.
+            replacing = self.app.batch_update() if self.mounted_rows else contextlib.nullcontext()
+            with replacing:
                 await self.remove_children(self.mounted_rows)
                 self._sync_boundaries()
                 if newest:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
 import pytest
 from textual.widgets import Collapsible, Markdown
 
+import hermes_tui.widgets.conversation as conversation_module
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.tool_card import ToolCard
 from hermes_tui.widgets.transcript_rows import (
@@ -464,3 +466,27 @@ async def test_after_a_keypress_a_rebuilding_window_waits_a_frame_before_its_nex
         await pilot.pause()
         texts = [row.item.text for row in view.mounted_rows]  # type: ignore[attr-defined]
         assert texts == [message["content"] for message in history[-view.history_window :]]
+
+
+async def test_a_history_loads_into_an_empty_view_as_it_mounts_and_replaces_shown_rows_in_one_update(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = host()
+    async with app.run_test() as pilot:
+        view = app.query_one(ConversationView)
+        held: list[bool] = []  # one entry per batched update the view asked for (Markdown asks too)
+        batch_update = app.batch_update
+
+        def recording() -> Any:
+            if sys._getframe(1).f_code.co_filename == conversation_module.__file__:
+                held.append(True)
+            return batch_update()
+
+        monkeypatch.setattr(app, "batch_update", recording)
+        await view.load_history(long_history(40))  # nothing on screen yet: keys typed meanwhile are drawn
+        await pilot.pause()
+        assert held == []
+        await view.load_history(long_history(30))  # rows on screen: swapped in one update, no empty frame
+        await pilot.pause()
+        assert held == [True]
+        assert view.mounted_rows[-1].item.text == long_history(30)[-1]["content"]  # type: ignore[attr-defined]

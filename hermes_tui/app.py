@@ -39,6 +39,7 @@ from textual.app import App
 from textual.await_complete import AwaitComplete
 from textual.binding import BindingType
 from textual.message import Message
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from hermes_tui import stop_signals
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
 QUIT_WINDOW_S = 2.0
 GC_TICK_S = 0.25
 LOOP_SWITCH_INTERVAL_S = 0.001
+ECHO_SETTLE_S = 0.002  # after a key is drawn, before a due collection runs (see _collect_after_echo)
 """How long a worker thread (the store's, `off_loop`'s, the SDK import) may keep the interpreter
 once the event loop wants it back: CPython's default 5 ms let resuming a 20,000-message session
 hold the loop 15-18 ms in stretches (`python -m bench.responsiveness_bench loop`); 1 ms, 5-8 ms."""
@@ -165,6 +167,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self.ready = asyncio.Event()
         self._lineage_sync: LineageSync | None = None
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
+        self._inputs_handled = 0  # keys and mouse events this app's queue has handed over (on_event)
         self._held_events: list[ev.Event] | None = None  # core events waiting for a history (see on_core_event)
         self._refresh_lock = asyncio.Lock()  # background refreshes run one at a time, in order (FIFO)
         self._saved_switch_interval: float | None = None
@@ -295,6 +298,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         await self._show_core_event(message.event)
 
     async def _show_core_event(self, event: ev.Event) -> None:
+        if not self.screen_stack:  # the app is closing (a turn's last events can come after): nothing to show
+            return
         for event_type in type(event).__mro__:
             handler = EVENT_HANDLERS.get(event_type)
             if handler is not None:
@@ -688,13 +693,32 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             await self.db.close()
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, (events.Key, events.MouseEvent)):
-            self.gc_pacer.note_input()  # full garbage collections wait for a pause in typing
-            if isinstance(event, events.Key) and self.gc_pacer.due:
-                self.call_after_refresh(self.gc_pacer.after_echo)  # or run just after this key is drawn
+        if isinstance(event, (events.Key, events.MouseEvent)):  # (counted by post_message on arrival)
+            self._inputs_handled += 1
             if isinstance(event, events.Key) and self.screen_stack:
                 self.main.conversation.note_keypress()  # a history still mounting lets this key's frame go first
         await super().on_event(event)
+
+    def post_message(self, message: Message) -> bool:
+        if isinstance(message, (events.Key, events.MouseEvent)):
+            self.gc_pacer.note_input()  # counted as it arrives, not when the app's queue reaches it
+        return super().post_message(message)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A key changed a text field (the prompt, mostly): a due full collection runs once the frame
+        showing it is drawn, unless another key is waiting by then (see `_collect_after_echo`)."""
+        if self.gc_pacer.due:
+            # Twice: the field's repaint may not have reached the screen when this message does, and
+            # a screen with nothing to draw runs the callback at once — before the key is shown.
+            # By the first callback the screen knows, so the second one waits for that frame.
+            handled = self._inputs_handled
+            self.call_after_refresh(self.call_after_refresh, self._collect_after_echo, handled)
+
+    def _collect_after_echo(self, handled: int) -> None:
+        # A moment later: a key the driver's thread sent while the frame was drawn reaches
+        # post_message through loop callbacks that are ready now, so it is counted before the pacer
+        # compares — and the collection waits for that key's echo instead of holding it up.
+        asyncio.get_running_loop().call_later(ECHO_SETTLE_S, self.gc_pacer.after_echo, handled)
 
     async def on_unmount(self) -> None:
         self.gc_pacer.stop()

@@ -18,7 +18,9 @@ most keystrokes slower than 100 ms during a stream were waiting for one. The pac
 While the user types there is rarely such a pause, so the app also calls `after_echo()` once a key
 has been drawn: a due collection runs right then, when the next key is most likely still tens of
 milliseconds away, rather than at whatever moment the timer lands on (maybe just before a key, which
-then waits for the whole collection and a frame).
+then waits for the whole collection and a frame) — unless the next key came meanwhile (typed while
+the frame was drawn): then that key's echo is the moment. The app counts inputs as they arrive
+(`note_input`, before its queue reaches them) and as it handles them, and passes the second count.
 
 Reference counting still frees everything that is not part of a cycle at once. `release` (run on
 each tick) empties caches that keep removed widgets' objects alive (widgets.textual_workarounds),
@@ -62,6 +64,7 @@ class GcPacer:
         self.collections = 0  # full collections run by the pacer
         self.longest_s = 0.0  # the longest of them
         self._last_input = clock()
+        self.inputs = 0  # keys and mouse events seen so far
         self._due_since: float | None = None
         self._saved_threshold: tuple[int, int, int] | None = None
 
@@ -102,15 +105,21 @@ class GcPacer:
     def note_input(self) -> None:
         """The user pressed a key or used the mouse."""
         self._last_input = self.clock()
+        self.inputs += 1
 
     @property
     def due(self) -> bool:
         """True when CPython would have run a full collection by now."""
         return gc.get_count()[2] >= self.due_after
 
-    def after_echo(self) -> bool:
-        """A key was just drawn: run the full collection now if one is due; True when it ran."""
-        if not self.started or not self.due:
+    def after_echo(self, inputs: int | None = None) -> bool:
+        """A key was just drawn: run the full collection now if one is due; True when it ran.
+
+        `inputs`: how many inputs had been handed to the app when that key was shown. If more have
+        arrived (`inputs` counts arrivals), one is waiting and would wait for the whole collection:
+        its own echo collects instead.
+        """
+        if not self.started or not self.due or (inputs is not None and inputs != self.inputs):
             return False
         self._collect()
         return True

@@ -55,6 +55,7 @@ ROWS_PER_FRAME = 2  # then the earlier rows, this many per frame
 DEFAULT_FLUSH_INTERVAL = 1 / 30  # the fastest flush rate: ~30 per second
 MAX_FLUSH_INTERVAL = 0.25  # the slowest, when rendering one flush is expensive
 RENDER_SHARE = 0.33  # streaming renders may take about this share of the event loop's time
+KEY_FRAME_S = 0.01  # a flush due just after a keypress waits this long: the key's frame is drawn first
 BRANCH_NOTE = (
     "A new branch whose history runs up to and including the selected message (past a tool call's"
     " results); the original session stays as it was."
@@ -341,6 +342,10 @@ class ConversationView(ConversationKeys, VerticalScroll):
         if not isinstance(row, AssistantMessage) or not row.is_mounted:
             self._schedule_flush()  # the row is still mounting: try again next tick
             return
+        if self._keypress_seen:  # a key waits to be drawn: its frame goes first, without a layout
+            self._keypress_seen = False
+            self._flush_timer = self.set_timer(KEY_FRAME_S, self._flush)
+            return
         self._commit_pending(item)
         self.flush_count += 1
         started = time.perf_counter()
@@ -429,9 +434,9 @@ class ConversationView(ConversationKeys, VerticalScroll):
         self.call_after_refresh(self._fill_viewport)
 
     def note_keypress(self) -> None:
-        """A key was pressed: a rebuilt window's next batch of rows waits a frame, so the frame that
-        shows the key has no rows to style and lay out (such a frame took 15-25 ms, and the key
-        waited for it on top of the one before)."""
+        """A key was pressed: the next streaming flush waits `KEY_FRAME_S` and a rebuilt window's
+        next batch of rows a frame, so the frame that shows the key has nothing to lay out (such a
+        frame took 15-25 ms, and the key waited for it on top of the one in progress)."""
         self._keypress_seen = True
 
     async def _next_frame(self) -> None:

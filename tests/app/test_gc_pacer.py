@@ -94,6 +94,14 @@ def test_a_due_collection_runs_right_after_a_key_is_drawn_even_while_typing(pace
     assert probe() is None
 
 
+def test_after_echo_leaves_the_collection_to_the_next_key_when_one_came_meanwhile(pacer: GcPacer) -> None:
+    pacer.note_input()
+    echoed = pacer.inputs  # the key whose echo was just drawn
+    pacer.note_input()  # the next key, typed while that frame was drawn, is waiting
+    assert not pacer.after_echo(echoed) and pacer.collections == 0
+    assert pacer.after_echo(pacer.inputs) and pacer.collections == 1  # the next key's echo collects
+
+
 def test_after_echo_does_nothing_when_no_collection_is_due(clock: Clock) -> None:
     pacer = GcPacer(quiet_s=0.5, max_delay_s=5.0, due_after=NEVER, clock=clock)
     assert not pacer.after_echo()  # not started

@@ -122,3 +122,14 @@ async def test_background_refreshes_run_in_order_without_holding_keys(tmp_path: 
         assert ran == ["tree started"]  # the second waits for the first
         first_may_end.set()
         await wait_until(pilot, lambda: ran == ["tree started", "tree done", "goal"], 5, "both, in order")
+
+
+async def test_a_core_event_that_comes_while_the_app_closes_is_dropped_quietly(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)):
+        await asyncio.wait_for(app.ready.wait(), 10)
+        session_id = app.agent.session_id if app.agent is not None else ""
+    assert not app.screen_stack  # closed: a turn's last events (a title, a warning) may still come
+    await app._show_core_event(ev.TitleChanged(session_id, "a title from the turn that just ended"))
+    await app._show_core_event(ev.Warning("late"))
+    assert app._exception is None

@@ -49,6 +49,13 @@ def anthropic_choice(base_url: str, model: str = "claude-sonnet-5") -> ProviderC
     return ProviderChoice("anthropic", model, "test-key", base_url, False)
 
 
+def server_choice(protocol: str, server: Any) -> ProviderChoice:
+    """The fake server `server` (a FakeLLMServer) speaking `protocol` ("openai" or "anthropic")."""
+    if protocol == "openai":
+        return openai_choice(server.base_url_openai)
+    return anthropic_choice(server.base_url_anthropic)
+
+
 DEMO = ProviderChoice("demo", "demo", "", "", True, "tests")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hermes_tui.core import events as ev
-from tests.core.helpers import DEMO, anthropic_choice, make_agent, openai_choice, rows, wait_until
+from tests.core.helpers import DEMO, anthropic_choice, make_agent, openai_choice, rows, server_choice, wait_until
 from tests.fake_llm import Disconnect, Fail, FakeLLMServer, Hang, Reply, StreamError
 
 
@@ -48,9 +48,7 @@ async def test_demo_read_file_round_trip_is_stored_in_order(tmp_path: Path, proj
 
 @pytest.mark.parametrize("protocol", ["openai", "anthropic"])
 async def test_sdk_tool_round_trip(tmp_path: Path, project: Path, server: FakeLLMServer, protocol: str) -> None:
-    choice = (
-        openai_choice(server.base_url_openai) if protocol == "openai" else anthropic_choice(server.base_url_anthropic)
-    )
+    choice = server_choice(protocol, server)
     server.enqueue(
         Reply(
             text="Let me look.", tool_calls=[("call_1", "read_file", '{"path": "README.md"}')], usage=(900, 20, 0, 0)
@@ -265,9 +263,7 @@ async def test_max_iterations_asks_for_a_final_summary(tmp_path: Path, server: F
 async def test_warm_up_builds_the_client_the_first_turn_uses(
     tmp_path: Path, server: FakeLLMServer, protocol: str
 ) -> None:
-    choice = (
-        openai_choice(server.base_url_openai) if protocol == "openai" else anthropic_choice(server.base_url_anthropic)
-    )
+    choice = server_choice(protocol, server)
     agent, db, _ = await make_agent(tmp_path, choice)
     await agent.warm_up()  # the TUI calls it once start-up is over, before the first prompt
     client = agent.provider._client  # type: ignore[attr-defined]

@@ -13,7 +13,7 @@ from hermes_tui.config import AgentSettings, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.core.review.prompts import NOTHING_TO_SAVE, TOOLS_ONLY_LINE
 from hermes_tui.core.review.records import load_records
-from tests.core.helpers import anthropic_choice, make_agent, openai_choice, rows, wait_until
+from tests.core.helpers import make_agent, openai_choice, rows, server_choice, wait_until
 from tests.fake_llm import Fail, FakeLLMServer, Hang, Reply
 
 
@@ -38,9 +38,7 @@ def memory_add(content: str, call_id: str = "r1") -> Reply:
 async def test_a_due_nudge_runs_the_fork_which_writes_memory_and_reports_it(
     tmp_path: Path, server: FakeLLMServer, protocol: str
 ) -> None:
-    choice = (
-        openai_choice(server.base_url_openai) if protocol == "openai" else anthropic_choice(server.base_url_anthropic)
-    )
+    choice = server_choice(protocol, server)
     server.enqueue(
         Reply(text="Done: the tests pass."),
         memory_add("Prefers answers that start with the result."),

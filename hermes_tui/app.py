@@ -70,10 +70,10 @@ if TYPE_CHECKING:
 QUIT_WINDOW_S = 2.0
 GC_TICK_S = 0.25
 LOOP_SWITCH_INTERVAL_S = 0.001
-ECHO_SETTLE_S = 0.002  # after a key is drawn, before a due collection runs (see _collect_after_echo)
 """How long a worker thread (the store's, `off_loop`'s, the SDK import) may keep the interpreter
 once the event loop wants it back: CPython's default 5 ms let resuming a 20,000-message session
 hold the loop 15-18 ms in stretches (`python -m bench.responsiveness_bench loop`); 1 ms, 5-8 ms."""
+ECHO_SETTLE_S = 0.002  # after a key is drawn, before a due collection runs (see _collect_after_echo)
 LONG_HISTORY = 1_000  # messages from which a loaded history is converted in a thread, off the app's queue
 BUSY_HINT = "— /queue TEXT sends it when the turn ends, /steer TEXT guides it now, Ctrl-C interrupts."
 
@@ -313,9 +313,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             if self._held_events is not None:
                 self._held_events.extend(held[index:])
                 return
-            if not self.screen_stack:
-                return
-            await self._show_core_event(event)
+            await self._show_core_event(event)  # (nothing, once the app is closing)
 
     @handles(ev.TextDelta)
     async def _show_text_delta(self, event: ev.TextDelta) -> None:

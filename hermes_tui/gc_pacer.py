@@ -16,17 +16,18 @@ most keystrokes slower than 100 ms during a stream were waiting for one. The pac
    has to walk all of it.
 
 While the user types there is rarely such a pause, so the app also calls `after_echo()` once a key
-has been drawn: a due collection runs right then, when the next key is most likely still tens of
-milliseconds away, rather than at whatever moment the timer lands on (maybe just before a key, which
-then waits for the whole collection and a frame) — unless the next key came meanwhile (typed while
-the frame was drawn): then that key's echo is the moment. The app counts inputs as they arrive
-(`note_input`, before its queue reaches them) and as it handles them, and passes the second count.
+that changed a text field (the prompt) has been drawn: a due collection runs right then, when the
+next key is most likely still tens of milliseconds away, rather than at whatever moment the timer
+lands on (maybe just before a key, which then waits for the whole collection and a frame) — unless
+the next key came meanwhile (typed while the frame was drawn): then that key's echo is the moment.
+The app counts inputs as they arrive (`note_input`, before its queue reaches them) and as it
+handles them, and passes the second count.
 
 Reference counting still frees everything that is not part of a cycle at once. `release` (run on
 each tick) empties caches that keep removed widgets' objects alive (widgets.textual_workarounds),
 which shrinks what every collection walks. Nothing here imports Textual: the app calls `hold()` at
 mount, `start()` once start-up is over, `note_input()` on each key or mouse event, `after_echo()`
-once a key is drawn, `tick()` a few times a second, and `stop()` on the way out.
+once a typed key is drawn, `tick()` a few times a second, and `stop()` on the way out.
 """
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         self.flush_count = 0  # flushes that reached the screen (for tests and benchmarks)
         self.cursor = MessageCursor(self)
         self._history_load: AwaitComplete | None = None
-        self._keypress_seen = False  # since the last row batch of a rebuilt window
+        self._keypress_seen = False  # a key came since the last flush or row batch (see note_keypress)
 
     # ------------------------------------------------------------------ introspection
 

@@ -4,11 +4,14 @@ queue: keys still reach the prompt meanwhile, and what came after it is shown af
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 import hermes_tui.widgets.conversation as conversation_module
 from hermes_tui.app import LONG_HISTORY, HermesApp
@@ -35,11 +38,12 @@ async def store_long_session(home: Home, count: int) -> None:
         await db.close()
 
 
-async def app_resuming_a_held_history(
+@contextlib.asynccontextmanager
+async def app_converting_a_held_history(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> tuple[HermesApp, threading.Event, threading.Event]:
-    """The app resuming a long session whose conversion (the real one) waits for `release`;
-    `entered` is set once the conversion has started."""
+) -> AsyncIterator[tuple[HermesApp, Pilot[int], threading.Event]]:
+    """The app running, resuming a long session whose conversion (the real one) has started and waits
+    for `release` (set on the way out whatever happens)."""
     home = Home(tmp_path / "home").ensure()
     await store_long_session(home, LONG_HISTORY + 200)
     entered, release = threading.Event(), threading.Event()
@@ -54,47 +58,42 @@ async def app_resuming_a_held_history(
     monkeypatch.setattr(conversation_module, "history_items", gated)
     settings = background_work(Settings(), auto_title=False, review=False)
     app = HermesApp(home=home, settings=settings, choice=DEMO, resume="long-one", cwd=tmp_path)
-    return app, entered, release
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, entered.is_set, 20, "the conversion to start")
+            yield app, pilot, release
+    finally:
+        release.set()
 
 
 async def test_keys_and_later_events_while_a_long_history_converts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app, entered, release = await app_resuming_a_held_history(tmp_path, monkeypatch)
-    try:
-        async with app.run_test(size=(100, 30)) as pilot:
-            await wait_until(pilot, entered.is_set, 20, "the conversion to start")
-            held = [worker for worker in app.workers if worker.group == "history"]
-            # named by us: Textual's default description is repr() of the work, the whole history
-            assert held and all(len(worker.description) < 100 for worker in held)
-            await pilot.press("z")  # the app's queue is free while the thread converts
-            assert app.main.prompt.value == "z"
-            app._sink(ev.Warning("after the history"))
-            await pilot.pause()
-            assert not any(item.text == "after the history" for item in app.main.conversation.items)
-            release.set()
-            await wait_until(pilot, lambda: len(app.main.conversation.items) > LONG_HISTORY, 20, "the history")
-            await wait_until(
-                pilot, lambda: app.main.conversation.items[-1].text == "after the history", 10, "the held warning"
-            )
-            assert app.main.conversation.items[-2].text == f"answer {(LONG_HISTORY + 200) // 2 - 1}"
-    finally:
+    async with app_converting_a_held_history(tmp_path, monkeypatch) as (app, pilot, release):
+        held = [worker for worker in app.workers if worker.group == "history"]
+        # named by us: Textual's default description is repr() of the work, the whole history
+        assert held and all(len(worker.description) < 100 for worker in held)
+        await pilot.press("z")  # the app's queue is free while the thread converts
+        assert app.main.prompt.value == "z"
+        app._sink(ev.Warning("after the history"))
+        await pilot.pause()
+        assert not any(item.text == "after the history" for item in app.main.conversation.items)
         release.set()
+        await wait_until(pilot, lambda: len(app.main.conversation.items) > LONG_HISTORY, 20, "the history")
+        await wait_until(
+            pilot, lambda: app.main.conversation.items[-1].text == "after the history", 10, "the held warning"
+        )
+        assert app.main.conversation.items[-2].text == f"answer {(LONG_HISTORY + 200) // 2 - 1}"
 
 
 async def test_closing_while_a_long_history_converts_shows_nothing_and_raises_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app, entered, release = await app_resuming_a_held_history(tmp_path, monkeypatch)
-    try:
-        async with app.run_test(size=(100, 30)) as pilot:
-            await wait_until(pilot, entered.is_set, 20, "the conversion to start")
-            app._sink(ev.TitleChanged("long-one", "renamed meanwhile"))
-            await pilot.pause()
-            app.exit()
-            release.set()  # the conversion ends after the app began closing
-    finally:
-        release.set()
+    async with app_converting_a_held_history(tmp_path, monkeypatch) as (app, pilot, release):
+        app._sink(ev.TitleChanged("long-one", "renamed meanwhile"))
+        await pilot.pause()
+        app.exit()
+        release.set()  # the conversion ends after the app began closing
     assert app.return_code in (0, None)
     assert app._exception is None
 

@@ -30,7 +30,7 @@ from hermes_tui.core.todo import TodoStore
 from hermes_tui.core.tools.base import ToolContext
 from hermes_tui.core.tools.memory_tool import MemoryTool
 from hermes_tui.core.tools.registry import ToolRegistry
-from hermes_tui.core.turn.state import FinishedTurn
+from hermes_tui.core.turn.result import FinishedTurn, TurnResult
 
 SKILL = "---\nname: {name}\ndescription: {description}\nplatforms: [linux, macos]\n---\n\n# {name}\n\n{body}\n"
 
@@ -64,7 +64,8 @@ async def bench_review_spawn(runs: int) -> tuple[list[float], list[float]]:
         messages = list(agent.messages) * 20  # a realistic snapshot to copy
 
         def turn(due: bool) -> FinishedTurn:
-            return FinishedTurn(agent.session_id, "q", "a", True, False, False, False, messages, due, False)
+            result = TurnResult("a", agent.session_id, completed=True, messages=messages)
+            return FinishedTurn(result, "q", review_memory=due)
 
         async def finish_and_settle(due: bool) -> float:
             """The finishing phase plus the loop turns the new task runs in before it first waits."""

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
     from hermes_tui.core.command_result import CommandResult
     from hermes_tui.core.tools.base import ApprovalRequest
-    from hermes_tui.core.turn.state import TurnResult
+    from hermes_tui.core.turn.result import TurnResult
     from hermes_tui.store.db import SessionDB
 
 QUIT_WINDOW_S = 2.0

@@ -247,7 +247,7 @@ async def _interruptible_turn(agent: Any, prompt: str, stopper: _TurnStopper) ->
     try:
         return await task
     except asyncio.CancelledError:
-        from hermes_tui.core.turn.state import TurnResult
+        from hermes_tui.core.turn.result import TurnResult
 
         return TurnResult(final_response=None, session_id=agent.session_id, interrupted=True, exit_reason="interrupted")
     finally:

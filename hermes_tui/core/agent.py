@@ -51,8 +51,8 @@ from hermes_tui.core.tools.base import Approver, FunctionTool, ToolContext
 from hermes_tui.core.tools.defaults import default_registry
 from hermes_tui.core.tools.registry import ToolRegistry
 from hermes_tui.core.turn.deps import TurnDeps
+from hermes_tui.core.turn.result import TurnResult
 from hermes_tui.core.turn.runner import TurnRunner
-from hermes_tui.core.turn.state import TurnResult
 from hermes_tui.core.turn.steering import SteeringInbox
 
 if TYPE_CHECKING:

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hermes_tui.core.turn.result import TurnResult
+
 
 @dataclass(frozen=True)
 class Event:
@@ -185,13 +187,37 @@ class ProviderSwitched(Event):
 
 @dataclass(frozen=True)
 class TurnFinished(Event):
-    session_id: str
-    final_response: str | None
-    interrupted: bool = False
-    failed: bool = False
-    error: str = ""
-    api_calls: int = 0
-    exit_reason: str = ""
+    """A turn ended; `result` is the very `TurnResult` the caller of `run_conversation` gets."""
+
+    result: TurnResult
+
+    @property
+    def session_id(self) -> str:
+        return self.result.session_id
+
+    @property
+    def final_response(self) -> str | None:
+        return self.result.final_response
+
+    @property
+    def interrupted(self) -> bool:
+        return self.result.interrupted
+
+    @property
+    def failed(self) -> bool:
+        return self.result.failed
+
+    @property
+    def error(self) -> str:
+        return self.result.error
+
+    @property
+    def api_calls(self) -> int:
+        return self.result.api_calls
+
+    @property
+    def exit_reason(self) -> str:
+        return self.result.exit_reason
 
 
 @dataclass(frozen=True)

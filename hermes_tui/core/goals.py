@@ -40,7 +40,7 @@ from hermes_tui.store.models import EDGE_COMPRESSION
 
 if TYPE_CHECKING:
     from hermes_tui.core.session.live import LiveSession
-    from hermes_tui.core.turn.state import TurnResult
+    from hermes_tui.core.turn.result import TurnResult
 
 GOAL_META_PREFIX = "goal:"
 DEFAULT_MAX_TURNS = 20

@@ -22,7 +22,7 @@ from hermes_tui.core.messages import Message
 from hermes_tui.core.plugins import PluginManager
 from hermes_tui.core.review.reviewer import BackgroundReviewer
 from hermes_tui.core.session.autotitle import propose_title, title_due
-from hermes_tui.core.turn.state import FinishedTurn
+from hermes_tui.core.turn.result import FinishedTurn
 
 
 class TitleSetter:
@@ -117,27 +117,28 @@ class TurnLearning:
         await self.plugins.post_tool_call(name, arguments, result, is_error)
 
     async def finish(self, turn: FinishedTurn) -> str | None:
-        answered = turn.final_response is not None and not turn.interrupted
+        result = turn.result
+        answered = result.final_response is not None and not result.interrupted
         transformed: str | None = None
-        if answered and turn.final_response:
-            transformed = await self.plugins.transform_llm_output(turn.final_response)
-            await self.plugins.post_llm_call(turn.user_message, transformed or turn.final_response, turn.messages)
-        if answered and not turn.failed and (turn.review_memory or turn.review_skills):
+        if answered and result.final_response:
+            transformed = await self.plugins.transform_llm_output(result.final_response)
+            await self.plugins.post_llm_call(turn.user_message, transformed or result.final_response, result.messages)
+        if answered and not result.failed and (turn.review_memory or turn.review_skills):
             self.reviewer.spawn(
-                session_id=turn.session_id,
-                messages=turn.messages,
+                session_id=result.session_id,
+                messages=result.messages,
                 system_prompt=self._system_prompt() or "",
                 memory_due=turn.review_memory,
                 skills_due=turn.review_skills,
             )
         if (
             self.titles is not None
-            and turn.completed
-            and turn.final_response
-            and title_due(turn.messages, self._current_title())
+            and result.completed
+            and result.final_response
+            and title_due(result.messages, self._current_title())
         ):
-            self.titles.spawn(turn.session_id, turn.user_message, turn.final_response)
-        await self.plugins.session_ended(turn.session_id, turn.messages)
+            self.titles.spawn(result.session_id, turn.user_message, result.final_response)
+        await self.plugins.session_ended(result.session_id, result.messages)
         return transformed
 
     async def close(self) -> None:

@@ -138,7 +138,7 @@ async def test_the_goal_survives_resume_and_follows_a_compression(tmp_path: Path
 async def test_an_interrupted_turn_pauses_the_goal(tmp_path: Path, server: FakeLLMServer) -> None:
     agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     await run_command(agent, "/goal write docs")
-    from hermes_tui.core.turn.state import TurnResult
+    from hermes_tui.core.turn.result import TurnResult
 
     interrupted = TurnResult(final_response=None, session_id=agent.session_id, interrupted=True)
     assert await agent.next_turn(interrupted) is None

@@ -221,7 +221,7 @@ async def test_plugin_hooks_shape_the_turn(tmp_path: Path, server: FakeLLMServer
     )
     (tmp_path / "a.txt").write_text("A", encoding="utf-8")
     settings = with_plugins("tests.learning.extensions:ContextPlugin")
-    agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=settings)
+    agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=settings)
     result = await agent.run_conversation("list the files")
 
     assert "Plugin context: the build server is ci-7." in last_user_text(server.requests[0].body)
@@ -229,6 +229,8 @@ async def test_plugin_hooks_shape_the_turn(tmp_path: Path, server: FakeLLMServer
     assert tool_results["t1"] == "terminal is blocked by policy plugin"  # the model sees the reason
     assert names("post_tool_call") == [("read_file", False)]  # a blocked call never ran
     assert result.final_response == "Listed. [checked]"
+    (finished,) = log.of(ev.TurnFinished)  # the front-end is told the very outcome the caller gets
+    assert finished.result is result and finished.final_response == "Listed. [checked]"
     assert names("post_llm_call") == ["Listed. [checked]"]
     assert names("on_session_start") == [result.session_id] and len(names("on_session_end")) == 1
     stored = await rows(db, result.session_id)

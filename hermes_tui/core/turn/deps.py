@@ -21,7 +21,7 @@ from hermes_tui.core.providers.chain import ProviderChain
 from hermes_tui.core.todo import TodoStore
 from hermes_tui.core.tools.base import ToolContext
 from hermes_tui.core.tools.registry import ToolRegistry
-from hermes_tui.core.turn.state import FinishedTurn
+from hermes_tui.core.turn.result import FinishedTurn
 
 
 class Counters(Protocol):

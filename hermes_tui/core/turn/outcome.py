@@ -10,7 +10,7 @@ iteration budget that ran out. The turn's text, if any, is still printed; only t
 
 from __future__ import annotations
 
-from hermes_tui.core.turn.state import TurnResult
+from hermes_tui.core.turn.result import TurnResult
 
 ANSWERED_EXIT_REASONS = frozenset({"text_response", "prior_turn_content"})
 

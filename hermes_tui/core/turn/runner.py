@@ -16,7 +16,7 @@ round as not run and ends the turn before the next model call.
 
 Interrupts: a cancelled turn (Ctrl-C, SIGTERM, SIGHUP) is caught here. The partial answer is kept
 as an assistant message marked interrupted, unanswered tool calls get error results so the history
-stays valid, everything is flushed to state.db, and `TurnFinished(interrupted=True)` is emitted.
+stays valid, everything is flushed to state.db, and `TurnFinished` carries the result, marked interrupted.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ from hermes_tui.core.turn.budget import (
 from hermes_tui.core.turn.calls import FAILED, RESTART, call_with_recovery
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.partial_save import PartialSaver
-from hermes_tui.core.turn.state import FinishedTurn, TurnResult, TurnState
+from hermes_tui.core.turn.result import FinishedTurn, TurnResult
+from hermes_tui.core.turn.state import TurnState
 from hermes_tui.core.turn.steering import STOPPED_EXIT_REASON
 from hermes_tui.core.turn.streaming import StreamAccumulator, strip_think_blocks
 from hermes_tui.core.turn.tool_batch import run_tool_calls
@@ -316,54 +317,35 @@ class TurnRunner:
         else:
             await session.flush(state.messages)
         session.commit([m for m in state.messages if not m.get("_empty_terminal_sentinel")])
-        completed = state.final_response is not None and not state.failed and not state.interrupted
-        if completed and not state.partial:
-            deps.hooks.sync_turn(state.user_message, state.final_response or "", session.id, session.messages)
+        result = self._result()
+        if result.completed and not result.partial:
+            deps.hooks.sync_turn(state.user_message, result.final_response or "", session.id, session.messages)
             deps.hooks.queue_prefetch(state.user_message, session.id)
         state.review_skills = self._skill_review_due()
-        transformed = await deps.extras.finish(
-            FinishedTurn(
-                session_id=session.id,
-                user_message=state.user_message,
-                final_response=state.final_response,
-                completed=completed,
-                interrupted=state.interrupted,
-                failed=state.failed,
-                partial=state.partial,
-                messages=list(session.messages),
-                review_memory=state.review_memory,
-                review_skills=state.review_skills,
-            )
-        )
+        finished = FinishedTurn(result, state.user_message, state.review_memory, state.review_skills)
+        transformed = await deps.extras.finish(finished)
         if transformed:
-            state.final_response = transformed
+            result = result.with_answer(transformed)
         deps.steering.after_turn()
         deps.meter.end_turn()
         deps.meter.publish(session.messages)
-        exit_reason = state.exit_reason or ("failed" if state.failed else "done")
-        result = TurnResult(
+        deps.events.emit(ev.TurnFinished(result))
+        return result
+
+    def _result(self) -> TurnResult:
+        """What the turn ended as, once it is stored: the one object every consumer reads."""
+        deps, state = self.deps, self.state
+        return TurnResult(
             final_response=state.final_response,
-            session_id=session.id,
+            session_id=deps.session.id,
             api_calls=state.api_calls,
-            completed=completed,
+            completed=state.final_response is not None and not state.failed and not state.interrupted,
             interrupted=state.interrupted,
             failed=state.failed,
             partial=state.partial,
             error=state.error,
-            exit_reason=exit_reason,
+            exit_reason=state.exit_reason or ("failed" if state.failed else "done"),
             usage=deps.meter.totals.as_dict(),
             last_prompt_tokens=max(0, deps.meter.last_prompt_tokens),
-            messages=session.messages,
+            messages=list(deps.session.messages),
         )
-        deps.events.emit(
-            ev.TurnFinished(
-                session_id=session.id,
-                final_response=state.final_response,
-                interrupted=state.interrupted,
-                failed=state.failed,
-                error=state.error,
-                api_calls=state.api_calls,
-                exit_reason=exit_reason,
-            )
-        )
-        return result

@@ -1,63 +1,16 @@
-"""The state of one user turn, and what the turn hands back.
+"""The state of one user turn while it runs.
 
 `TurnState` is plain data the runner, the retry loop and the response handlers share while one
 `run_conversation` call lasts: the working message list, counters of each recovery path, and how
-the turn is ending. `TurnResult` is what the caller gets (and `--json` prints).
+the turn is ending. What the turn hands back once it ended is `core.turn.result.TurnResult`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from hermes_tui.core.messages import Message
 from hermes_tui.core.turn.streaming import StreamAccumulator
-
-
-@dataclass
-class TurnResult:
-    final_response: str | None
-    session_id: str
-    api_calls: int = 0
-    completed: bool = False
-    interrupted: bool = False
-    failed: bool = False
-    partial: bool = False
-    error: str = ""
-    exit_reason: str = ""
-    usage: dict[str, int] = field(default_factory=dict)
-    last_prompt_tokens: int = 0
-    messages: list[dict[str, Any]] = field(default_factory=list)
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "final_response": self.final_response,
-            "session_id": self.session_id,
-            "api_calls": self.api_calls,
-            "completed": self.completed,
-            "interrupted": self.interrupted,
-            "failed": self.failed,
-            "error": self.error or None,
-            "exit_reason": self.exit_reason,
-            "usage": self.usage,
-            "last_prompt_tokens": self.last_prompt_tokens,
-        }
-
-
-@dataclass(frozen=True)
-class FinishedTurn:
-    """What the finishing hooks see of a turn that just ended (reference §8)."""
-
-    session_id: str
-    user_message: str
-    final_response: str | None
-    completed: bool
-    interrupted: bool
-    failed: bool
-    partial: bool
-    messages: list[Message]
-    review_memory: bool = False
-    review_skills: bool = False
 
 
 @dataclass

@@ -62,7 +62,7 @@ from hermes_tui.widgets.textual_workarounds import quicker_frames, release_remov
 
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
-    from hermes_tui.core.command_result import CommandResult
+    from hermes_tui.core.commands import CommandResult
     from hermes_tui.core.tools.base import ApprovalRequest
     from hermes_tui.core.turn.result import TurnResult
     from hermes_tui.store.db import SessionDB

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from textual.theme import Theme
 
     from hermes_tui.core.agent import Agent
-    from hermes_tui.core.command_result import CommandResult
+    from hermes_tui.core.commands import CommandResult
     from hermes_tui.screens.main import MainScreen
     from hermes_tui.screens.search import SearchChoice
     from hermes_tui.store.db import SessionDB

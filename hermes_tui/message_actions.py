@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from hermes_tui.core.agent import Agent
-    from hermes_tui.core.command_result import CommandResult
+    from hermes_tui.core.commands import CommandResult
     from hermes_tui.screens.main import MainScreen
     from hermes_tui.widgets.transcript import TranscriptItem
 
@@ -80,7 +80,7 @@ class MessageActionsMixin:
         return await asyncio.to_thread(message_index_for, item, items, messages)
 
     async def _branch_from_message(self, item: TranscriptItem, *, edit: bool) -> None:
-        from hermes_tui.core.command_result import CommandResult
+        from hermes_tui.core.commands import CommandResult
         from hermes_tui.core.session.live import SessionError
 
         agent = self.agent

@@ -5,7 +5,7 @@ The tree's keys post `LineageTree.ActionRequested(action, session_id)`; this mix
   uniqueness: a taken title is refused with a one-line notice). The live session is renamed through
   the Agent (its status bar and future rows follow); any other in state.db directly.
 - branch (b): the same as `/resume` of that session then `/branch` (the Agent's session moves).
-- export (e): `/save`'s export (`power_commands.export_session`) to hermes-<id>.json in the cwd.
+- export (e): `/save`'s export (`core.commands.export_session`) to hermes-<id>.json in the cwd.
 - copy id (c): the id to the clipboard (`App.copy_to_clipboard`) and a notice.
 - archive (a): flips `sessions.archived` (Hermes's own flag: archived sessions leave its listings);
   the tree hides archived sessions until Shift+A shows them.
@@ -27,7 +27,7 @@ from hermes_tui.widgets.lineage_tree import EDGE_GLYPHS, LineageTree
 
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
-    from hermes_tui.core.command_result import CommandResult
+    from hermes_tui.core.commands import CommandResult
     from hermes_tui.lineage_sync import LineageSync
     from hermes_tui.screens.main import MainScreen
     from hermes_tui.store.db import SessionDB
@@ -182,7 +182,7 @@ class TreeActionsMixin:
         self.run_worker(self._export_to_file(node), group="tree-action")
 
     async def _export_to_file(self, node: LineageNode) -> None:
-        from hermes_tui.core.power_commands import export_session
+        from hermes_tui.core.commands import export_session
         from hermes_tui.core.session.live import SessionError
 
         assert self.agent is not None

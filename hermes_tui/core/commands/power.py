@@ -1,5 +1,5 @@
 """Handlers of the power-user slash commands: /steer, /queue, /stop, /status, /model, /clear, /save,
-/goal and /insights (reference §10). The registry (`core/commands.py`) lists them; the ones that
+/goal and /insights (reference §10). The registry (`core.commands.registry`) lists them; the ones that
 make sense while a turn runs (/steer, /queue, /stop, /status, /clear, /goal, /insights) are
 flagged there so the TUI dispatches them at once instead of refusing.
 
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_tui.core.command_result import CommandResult
+from hermes_tui.core.commands.result import CommandResult
 from hermes_tui.core.goals import continuation_prompt
 from hermes_tui.core.session.live import SessionError
 

@@ -1,4 +1,4 @@
-"""The work behind /search, /compare and /inspect (the registry in core.commands wraps it).
+"""The work behind /search, /compare and /inspect (the registry in core.commands.registry wraps it).
 
 Each function resolves what the user typed to sessions and returns what the headless front-end
 prints; the TUI opens a screen instead (`CommandResult.screen`). Session references here name an

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hermes_tui.core import browse_commands as browse
-from hermes_tui.core import power_commands as power
-from hermes_tui.core.command_result import CommandResult, Confirmation
+from hermes_tui.core.commands import browse, power
+from hermes_tui.core.commands.result import CommandResult, Confirmation
 from hermes_tui.core.messages import content_text
 from hermes_tui.core.session.branching import turn_message_index
 from hermes_tui.core.session.live import SessionError

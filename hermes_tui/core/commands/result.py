@@ -1,5 +1,5 @@
 """What a slash command hands back to the front-end (`CommandResult`), in a module of its own so
-command handlers outside `core/commands.py` can build one without importing the registry."""
+command handlers beside `core/commands/registry.py` can build one without importing the registry."""
 
 from __future__ import annotations
 

@@ -1,0 +1,31 @@
+"""The slash commands: one registry (`registry`), what a command hands back (`result`), and the
+handlers (`power`, `browse`; the session ones still sit in `registry`).
+
+The rest of the code imports the public names from here; modules inside the package import each
+other directly (never this `__init__`), so the package has no import cycle.
+"""
+
+from hermes_tui.core.commands.power import export_session
+from hermes_tui.core.commands.registry import (
+    COMMANDS,
+    Command,
+    command_for,
+    help_text,
+    is_command,
+    run_command,
+    runs_while_busy,
+)
+from hermes_tui.core.commands.result import CommandResult, Confirmation
+
+__all__ = [
+    "COMMANDS",
+    "Command",
+    "CommandResult",
+    "Confirmation",
+    "command_for",
+    "export_session",
+    "help_text",
+    "is_command",
+    "run_command",
+    "runs_while_busy",
+]

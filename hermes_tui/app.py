@@ -567,12 +567,14 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             return
         if result.clear_conversation:
             await convo.clear()
-        if result.show_help:
+        from hermes_tui.core.commands import OpenLearning, ShowHelp
+
+        if isinstance(result.intent, ShowHelp):
             self.push_screen(HelpScreen())
-        elif result.screen == "learning":
+        elif isinstance(result.intent, OpenLearning):
             self.action_open_learning()
-        elif result.screen:
-            self.open_command_screen(result)
+        elif result.intent is not None:
+            self.open_command_screen(result.intent)
         elif result.confirm is not None:
             self.push_screen(CompressPreviewScreen(result.confirm.preview), callback=self._confirmed(result))
         elif result.output:

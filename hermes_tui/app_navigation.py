@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from textual.theme import Theme
 
     from hermes_tui.core.agent import Agent
-    from hermes_tui.core.commands import CommandResult
+    from hermes_tui.core.commands import Intent
     from hermes_tui.screens.main import MainScreen
     from hermes_tui.screens.search import SearchChoice
     from hermes_tui.store.db import SessionDB
@@ -109,18 +109,19 @@ class NavigationMixin:
             return session.id
         return self.agent.session_id
 
-    def open_command_screen(self, result: CommandResult) -> None:
-        """A slash command asked for a screen (/search, /compare, /inspect)."""
-        if result.screen == "search":
-            self.action_open_search(result.screen_arg)
-        elif result.screen == "compare":
-            sides = result.screen_arg.split()
-            if len(sides) == 2:
-                self.open_compare(sides[0], sides[1])
-            else:
+    def open_command_screen(self, intent: Intent) -> None:
+        """A slash command asked for a screen (/search, /compare, /inspect): the screen reads the store."""
+        from hermes_tui.core.commands import OpenCompare, OpenInspector, OpenSearch
+
+        match intent:
+            case OpenSearch(query=query):
+                self.action_open_search(query)
+            case OpenCompare(left=left, right=str() as right):
+                self.open_compare(left, right)
+            case OpenCompare():  # the other side is to be chosen (the highlighted or current one is A)
                 self.run_worker(self.action_compare_sessions(), group="navigation")
-        elif result.screen == "inspect" and result.screen_arg:
-            self.open_inspector(result.screen_arg)
+            case OpenInspector(child_id=child_id):
+                self.open_inspector(child_id)
 
     # ------------------------------------------------------------------ search
 

@@ -5,6 +5,8 @@ is done or the loop pauses (`Agent.next_turn`); each continuation is announced o
 
 The answer streams to stdout; status lines and tool activity go to stderr so the answer can be
 piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage).
+A /command that opens a screen in the TUI (/search, /compare, /inspect, /memory, /skills, /help)
+comes back from the core as an intent; this module alone turns it into text (`intent_text`).
 Shell commands ask on the terminal when stdin is one, are denied otherwise, or run unasked with
 --yes. Ctrl-C, SIGTERM and SIGHUP interrupt the turn: the partial answer is kept in state.db, a
 running shell command's process group is killed, the session is ended with the signal's reason
@@ -29,7 +31,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from hermes_tui.core import events as ev
 from hermes_tui.exit_codes import FAILED as EXIT_FAILED
@@ -38,6 +40,10 @@ from hermes_tui.exit_codes import OK as EXIT_OK
 from hermes_tui.exit_codes import USAGE as EXIT_USAGE
 from hermes_tui.stop_signals import StopSignals, end_reason
 from hermes_tui.text_safety import approval_view, dumps_for_terminal, visible
+
+if TYPE_CHECKING:
+    from hermes_tui.core.agent import Agent
+    from hermes_tui.core.commands import CommandResult, Intent
 
 
 class HeadlessPrinter:
@@ -160,7 +166,7 @@ async def _run_with_signals(
     args: argparse.Namespace, home: Any, settings: Any, choice: Any, stopper: _TurnStopper, signals: StopSignals
 ) -> int:
     from hermes_tui.core.bootstrap import open_agent
-    from hermes_tui.core.commands import is_command, run_command
+    from hermes_tui.core.commands import is_command
     from hermes_tui.core.session.live import SessionError
     from hermes_tui.core.turn.outcome import failure_reason
 
@@ -189,7 +195,7 @@ async def _run_with_signals(
                 return EXIT_USAGE
         prompt: str = args.prompt
         if is_command(prompt):
-            outcome = await run_command(agent, prompt)
+            outcome = await headless_command(agent, prompt)
             if outcome.output:
                 print(visible(outcome.output), file=sys.stderr if args.json else sys.stdout)
             if args.json:
@@ -238,6 +244,52 @@ async def _run_with_signals(
         await agent.wait_for_background_work()
         await agent.close(end_reason(stopper.signum) if stopper.signum is not None else "cli_close")
         await db.close()
+
+
+async def headless_command(agent: Agent, text: str) -> CommandResult:
+    """Run one slash command as `hermes-tui run "/…"` does: a screen it asks for comes back as text."""
+    from hermes_tui.core.commands import run_command
+    from hermes_tui.core.session.live import SessionError
+
+    result = await run_command(agent, text)
+    if result.intent is None:
+        return result
+    try:
+        return dataclasses.replace(result, output=await intent_text(agent, result.intent))
+    except SessionError as exc:
+        return dataclasses.replace(result, output=str(exc), error=True)
+
+
+async def intent_text(agent: Agent, intent: Intent) -> str:
+    """The text of the screen a command asked for (the TUI opens the screen instead); SessionError on a mistake."""
+    from hermes_tui.core.commands import (
+        OpenCompare,
+        OpenInspector,
+        OpenLearning,
+        OpenSearch,
+        ShowHelp,
+        browse,
+        help_text,
+    )
+    from hermes_tui.core.commands.session import memory_text, skills_text
+
+    match intent:
+        case OpenSearch(query=query):
+            return await browse.search_text(browse.require_db(agent), query)
+        case OpenCompare(left=left, right=None):
+            parent, child = await browse.parent_pair(agent, left)
+            return await browse.compare_text(browse.require_db(agent), parent, child)
+        case OpenCompare(left=left, right=str() as right):
+            return await browse.compare_text(browse.require_db(agent), left, right)
+        case OpenInspector(child_id=child_id):
+            return await browse.inspect_text(browse.require_db(agent), child_id)
+        case OpenLearning(part="skills"):
+            return skills_text(agent)
+        case OpenLearning():
+            return memory_text(agent)
+        case ShowHelp():
+            return help_text()
+    raise AssertionError(f"no headless text for {intent!r}")
 
 
 async def _interruptible_turn(agent: Any, prompt: str, stopper: _TurnStopper) -> Any:

@@ -33,7 +33,7 @@ from tests.app.power_data import (
     build_power_home,
 )
 from tests.app.test_app import DEMO, make_app, submit, wait_turn
-from tests.core.helpers import background_work
+from tests.core.helpers import background_work, count_searches
 from tests.tui.helpers import screen_text, wait_until
 
 SIZE = (130, 44)
@@ -245,16 +245,19 @@ async def test_a_hostile_title_is_plain_text_in_the_palette(tmp_path: Path) -> N
         await wait_until(pilot, lambda: "Open session: [b]bold[/b]" in screen_text(app), 5, "the literal title")
 
 
-async def test_slash_search_opens_the_screen_with_the_query(tmp_path: Path) -> None:
+async def test_slash_search_opens_the_screen_with_the_query_and_searches_once(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await asyncio.wait_for(app.ready.wait(), 10)
+        assert app.db is app.agent.db
+        queries = count_searches(app.db)
         await submit(pilot, app, "/search narwhal")
         await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen), 10, "the search screen")
         screen = app.screen
         await wait_until(pilot, lambda: screen.shown_query == "narwhal", 10, "the results")
         assert screen.query_one("#search-input", Input).value == "narwhal"
         assert [row.root_id for row in screen.rows] == [OTHER]
+        assert len(queries) == screen.searches_run == 1  # the screen's search only, none by the command
 
 
 async def test_keymap_from_config_and_the_theme_is_remembered(tmp_path: Path) -> None:

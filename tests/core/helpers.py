@@ -118,3 +118,16 @@ async def make_agent(
 
 async def rows(db: SessionDB, session_id: str) -> list[dict[str, Any]]:
     return await db.get_messages(session_id)
+
+
+def count_searches(db: SessionDB) -> list[str]:
+    """Record every query the store's lineage search runs (the real method still runs)."""
+    queries: list[str] = []
+    search = db.search_lineages
+
+    async def counted(query: str, *args: Any, **kwargs: Any) -> Any:
+        queries.append(query)
+        return await search(query, *args, **kwargs)
+
+    db.search_lineages = counted  # type: ignore[method-assign]
+    return queries

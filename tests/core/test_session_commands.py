@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from hermes_tui.core import events as ev
-from hermes_tui.core.commands import run_command
+from hermes_tui.core.commands import ShowHelp, help_text, run_command
+from hermes_tui.headless import headless_command
 from tests.core.helpers import DEMO, make_agent, rows
 
 
@@ -163,7 +164,8 @@ async def test_history_sessions_usage_help_and_unknown(tmp_path: Path) -> None:
     assert "user: hello there" in history.output
     usage = await run_command(agent, "/usage")
     assert "Current context" in usage.output and agent.session_id in usage.output
-    assert (await run_command(agent, "/help")).show_help
+    assert (await run_command(agent, "/help", interactive=True)).intent == ShowHelp()
+    assert (await headless_command(agent, "/help")).output == help_text()  # headless prints the command list
     unknown = await run_command(agent, "/frobnicate")
     assert unknown.error and "/help" in unknown.output
     assert (await run_command(agent, "/quit")).quit

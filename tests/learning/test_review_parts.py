@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from hermes_tui.config import ConfigError, Home, load_settings
-from hermes_tui.core.commands import run_command
+from hermes_tui.core.commands import OpenLearning, run_command
 from hermes_tui.core.private_io import atomic_write_private, file_lock
 from hermes_tui.core.review.prompts import COMBINED_REVIEW, MEMORY_REVIEW, SKILL_REVIEW, review_prompt
 from hermes_tui.core.review.records import ReviewRecord
 from hermes_tui.core.review.report import FileSnapshot, review_actions, summary_line
+from hermes_tui.headless import headless_command
 from tests.core.helpers import DEMO, make_agent
 from tests.learning.fixture_home import copy_home
 
@@ -99,11 +100,12 @@ def test_learning_settings_load_from_config_and_bad_values_name_the_key(tmp_path
 async def test_memory_and_skills_commands_print_headless(tmp_path: Path) -> None:
     copy_home(tmp_path / "home")
     agent, db, _ = await make_agent(tmp_path, DEMO)
-    memory = await run_command(agent, "/memory")
-    assert memory.screen == "learning" and not memory.error
+    assert (await run_command(agent, "/memory", interactive=True)).intent == OpenLearning("memory")
+    memory = await headless_command(agent, "/memory")
+    assert not memory.error
     assert memory.output.splitlines()[0] == "Agent notes (MEMORY.md) — 22% — 503/2,200 chars"
     assert "User profile (USER.md) — 14% — 203/1,375 chars" in memory.output
-    skills = await run_command(agent, "/skills")
+    skills = await headless_command(agent, "/skills")
     assert skills.output.splitlines()[0] == "Skills (3):"
     assert "  devops/deploy-checklist — Pre/post-deploy checklist for Kubernetes releases." in skills.output
     await agent.close()

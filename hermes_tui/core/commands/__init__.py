@@ -1,5 +1,5 @@
-"""The slash commands: one registry (`registry`), what a command hands back (`result`), and the
-handlers (`power`, `browse`; the session ones still sit in `registry`).
+"""The slash commands: one registry (`registry`), what a command hands back (`result`: `CommandResult`
+and the typed screen intents), and the handlers (`session`, `power`, `browse`).
 
 The rest of the code imports the public names from here; modules inside the package import each
 other directly (never this `__init__`), so the package has no import cycle.
@@ -15,13 +15,28 @@ from hermes_tui.core.commands.registry import (
     run_command,
     runs_while_busy,
 )
-from hermes_tui.core.commands.result import CommandResult, Confirmation
+from hermes_tui.core.commands.result import (
+    CommandResult,
+    Confirmation,
+    Intent,
+    OpenCompare,
+    OpenInspector,
+    OpenLearning,
+    OpenSearch,
+    ShowHelp,
+)
 
 __all__ = [
     "COMMANDS",
     "Command",
     "CommandResult",
     "Confirmation",
+    "Intent",
+    "OpenCompare",
+    "OpenInspector",
+    "OpenLearning",
+    "OpenSearch",
+    "ShowHelp",
     "command_for",
     "export_session",
     "help_text",

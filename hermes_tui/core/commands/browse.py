@@ -1,10 +1,13 @@
-"""The work behind /search, /compare and /inspect (the registry in core.commands.registry wraps it).
+"""/search, /compare and /inspect: their handlers, and the text the headless front-end prints.
 
-Each function resolves what the user typed to sessions and returns what the headless front-end
-prints; the TUI opens a screen instead (`CommandResult.screen`). Session references here name an
-exact session (id, unique id prefix, title, or N of the recent list) — unlike /resume they do not
-follow a compression chain to its tip, since comparing or inspecting a parent is the point.
-Mistakes raise SessionError (one line).
+A handler only resolves what the user typed to sessions and returns an intent (`OpenSearch`,
+`OpenCompare`, `OpenInspector`): /search touches no store at all, and nothing here builds text for
+the TUI, whose screens read the store themselves. The text functions (`search_text`,
+`compare_text`, `inspect_text`, `parent_pair`) are called by the headless front-end alone
+(`hermes_tui.headless.intent_text`). Session references name an exact session (id, unique id
+prefix, title, or N of the recent list) — unlike /resume they do not follow a compression chain
+to its tip, since comparing or inspecting a parent is the point. Mistakes raise SessionError
+(one line).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from hermes_tui.core.branch_compare import CompareError, comparison_text, load_comparison
+from hermes_tui.core.commands.result import CommandResult, OpenCompare, OpenInspector, OpenSearch
 from hermes_tui.core.compression_inspect import (
     InspectError,
     compression_at_or_above,
@@ -33,7 +37,8 @@ SEARCH_USAGE = 'usage: /search WORDS ["phrase"] [role:user] [source:cli] [since:
 HEADLESS_SEARCH = LineageSearchOptions(max_lineages=20, hits_per_lineage=3, scan_cap=5000, time_budget_s=5.0)
 
 
-def _db(agent: Agent) -> SessionDB:
+def require_db(agent: Agent) -> SessionDB:
+    """The open state.db, or the one line that says there is none."""
     if agent.db is None:
         raise SessionError("sessions are not available: no state.db is open")
     return agent.db
@@ -45,19 +50,63 @@ async def resolve_exact(agent: Agent, ref: str) -> str:
     if ref.isdigit() and len(ref) <= RECENT_INDEX_DIGITS:
         return await agent.moves.resolve(ref)
     try:
-        return await _db(agent).resolve_session(ref, follow_tip=False)
+        return await require_db(agent).resolve_session(ref, follow_tip=False)
     except (SessionNotFound, AmbiguousSession) as exc:
         raise SessionError(str(exc)) from None
 
 
-async def search_text(agent: Agent, line: str) -> str:
+# --------------------------------------------------------------------------- the handlers
+
+
+async def search(agent: Agent, args: str) -> CommandResult:
+    """The search screen on what was typed (empty: the TUI opens an empty search; headless says what to type)."""
+    return CommandResult(intent=OpenSearch(args.strip()))
+
+
+async def compare(agent: Agent, args: str) -> CommandResult:
+    if not args.strip():  # the TUI asks for the other session (the parent first); headless uses the parent
+        return CommandResult(intent=OpenCompare(agent.session_id))
+    left, right = await compare_pair(agent, args)
+    return CommandResult(intent=OpenCompare(left, right))
+
+
+async def inspect(agent: Agent, args: str) -> CommandResult:
+    return CommandResult(intent=OpenInspector(await inspect_target(agent, args)))
+
+
+# --------------------------------------------------------------------------- resolving references
+
+
+async def compare_pair(agent: Agent, args: str) -> tuple[str, str]:
+    """The two sessions `/compare A B` or `/compare A` (this session against A) names."""
+    refs = args.split()
+    if not refs or len(refs) > 2:
+        raise SessionError("usage: /compare [SESSION [OTHER]]  (ids, prefixes, titles or N from /sessions)")
+    if len(refs) == 2:
+        return await resolve_exact(agent, refs[0]), await resolve_exact(agent, refs[1])
+    return agent.session_id, await resolve_exact(agent, refs[0])
+
+
+async def inspect_target(agent: Agent, args: str) -> str:
+    """The child id of the compression /inspect shows (the one the named or current session carries)."""
+    session_id = await resolve_exact(agent, args) if args.strip() else agent.session_id
+    child = await compression_at_or_above(require_db(agent), session_id)
+    if child is None:
+        raise SessionError(f"no compression in the history of session {session_id}")
+    return child
+
+
+# --------------------------------------------------------------------------- headless text
+
+
+async def search_text(db: SessionDB, line: str) -> str:
     """Every session's messages searched for `line` (filters included), one block per lineage."""
     request = parse_search(line, datetime.now(), as_you_type=False)
     if request.error:
         raise SessionError(request.error)
     if not request.query:
         raise SessionError(SEARCH_USAGE)
-    found = await _db(agent).search_lineages(
+    found = await db.search_lineages(
         request.query,
         role_filter=list(request.roles) or None,
         source_filter=list(request.sources) or None,
@@ -81,40 +130,27 @@ async def search_text(agent: Agent, line: str) -> str:
     return "\n".join(lines)
 
 
-async def compare_pair(agent: Agent, args: str) -> tuple[str, str]:
-    """The two sessions /compare means: A B; or this session and A; or this session and its parent."""
-    refs = args.split()
-    if len(refs) > 2:
-        raise SessionError("usage: /compare [SESSION [OTHER]]  (ids, prefixes, titles or N from /sessions)")
-    if len(refs) == 2:
-        return await resolve_exact(agent, refs[0]), await resolve_exact(agent, refs[1])
-    if len(refs) == 1:
-        return agent.session_id, await resolve_exact(agent, refs[0])
-    parent = agent.session.parent_id
+async def parent_pair(agent: Agent, session_id: str) -> tuple[str, str]:
+    """`session_id`'s parent and itself: what `/compare` alone compares headless."""
+    if session_id == agent.session_id:
+        parent = agent.session.parent_id
+    else:
+        row = await require_db(agent).get_session(session_id)
+        parent = row.get("parent_session_id") if row else None
     if not parent:
         raise SessionError("this session has no parent to compare with; /compare SESSION [OTHER]")
-    return parent, agent.session_id
+    return parent, session_id
 
 
-async def compare_text(agent: Agent, args: str) -> str:
-    left, right = await compare_pair(agent, args)
+async def compare_text(db: SessionDB, left: str, right: str) -> str:
     try:
-        return comparison_text(await load_comparison(_db(agent), left, right))
+        return comparison_text(await load_comparison(db, left, right))
     except CompareError as exc:
         raise SessionError(str(exc)) from None
 
 
-async def inspect_target(agent: Agent, args: str) -> str:
-    """The child id of the compression /inspect shows (the one the named or current session carries)."""
-    session_id = await resolve_exact(agent, args) if args.strip() else agent.session_id
-    child = await compression_at_or_above(_db(agent), session_id)
-    if child is None:
-        raise SessionError(f"no compression in the history of session {session_id}")
-    return child
-
-
-async def inspect_text(agent: Agent, child_id: str) -> str:
+async def inspect_text(db: SessionDB, child_id: str) -> str:
     try:
-        return details_text(await inspect_compression(_db(agent), child_id))
+        return details_text(await inspect_compression(db, child_id))
     except InspectError as exc:
         raise SessionError(str(exc)) from None

@@ -1,14 +1,59 @@
-"""What a slash command hands back to the front-end (`CommandResult`), in a module of its own so
-command handlers beside `core/commands/registry.py` can build one without importing the registry."""
+"""What a slash command hands back to the front-end: `CommandResult`, and the typed screen intents.
+
+A command that opens a screen does not build the text of that screen: it returns an intent (open
+the search on a query, compare two sessions, inspect a compression, show the learning screen or
+the help). The TUI opens the screen, which reads the store itself; the headless front-end turns the
+intent into text (`hermes_tui.headless.intent_text`). So the TUI never computes an answer it would
+throw away. This module holds plain data only, so every handler module can build a result without
+importing the registry.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from hermes_tui.core.session.compression_check import CompressionPreview
+
+
+@dataclass(frozen=True)
+class OpenSearch:
+    """/search: the search over every session's messages, on `query` (filters included; "" = empty)."""
+
+    query: str = ""
+
+
+@dataclass(frozen=True)
+class OpenCompare:
+    """/compare: two sessions side by side. `right` None: the other side is still to be chosen (the
+    TUI asks, offering the parent first; headless compares `left` with its parent)."""
+
+    left: str
+    right: str | None = None
+
+
+@dataclass(frozen=True)
+class OpenInspector:
+    """/inspect: what the compression that started session `child_id` did."""
+
+    child_id: str
+
+
+@dataclass(frozen=True)
+class OpenLearning:
+    """/memory, /skills: what the agent has learnt (`part` is what headless prints)."""
+
+    part: Literal["memory", "skills"] = "memory"
+
+
+@dataclass(frozen=True)
+class ShowHelp:
+    """/help: the commands and keys."""
+
+
+Intent = OpenSearch | OpenCompare | OpenInspector | OpenLearning | ShowHelp
 
 
 @dataclass(frozen=True)
@@ -25,9 +70,7 @@ class CommandResult:
     send: str | None = None  # run this text as a user turn next
     prefill: str | None = None  # put this text back into the prompt input
     quit: bool = False
-    show_help: bool = False
     error: bool = False
     clear_conversation: bool = False  # /clear: empty the conversation pane (the session is unchanged)
-    screen: str = ""  # a screen for the TUI to open ("learning", "search", "compare", "inspect")
-    screen_arg: str = ""  # what that screen opens on (a query, "LEFT RIGHT" session ids, a child id)
+    intent: Intent | None = None  # a screen to open (the TUI) or to print as text (headless)
     confirm: Confirmation | None = None  # ask first (the TUI's /compress), then run `confirm.apply`

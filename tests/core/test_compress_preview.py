@@ -145,7 +145,7 @@ def test_headless_compress_preview_prints_and_changes_nothing(tmp_path: Path) ->
     home = tmp_path / "home"
     first = run_cli("run", "read notes.md", "--json", "--home", str(home), cwd=project)
     session = json.loads(first.stdout)["session_id"]
-    for text in ("what else?", "read notes.md", "and more"):
+    for text in ("what else?", "read notes.md", "and more", "read notes.md", "and the rest"):
         assert run_cli("run", text, "--home", str(home), "--resume", session, cwd=project).returncode == 0
     preview = run_cli("run", "/compress preview", "--home", str(home), "--resume", session, cwd=project)
     assert preview.returncode == 0, preview.stderr

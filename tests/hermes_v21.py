@@ -31,7 +31,7 @@ def v21_copy(folder: Path) -> Path:
 
 def v21_message(session_id: str, index: int = 0) -> str:
     """The content of a session's `index`-th live message, read with the stdlib driver."""
-    conn = sqlite3.connect(f"file:{V21_DB}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"file:{V21_DB}?mode=ro&immutable=1", uri=True)  # leaves no -wal/-shm beside it
     try:
         rows = conn.execute(
             "SELECT content FROM messages WHERE session_id = ? AND active = 1 ORDER BY id", (session_id,)

@@ -106,9 +106,9 @@ async def open_agent(
     if upkeep.line():  # the start-up line: what state.db upkeep did (core/upkeep.py)
         agent.events.review("info", upkeep.line())
         agent.events.status(upkeep.line())
-    if not agent.context_window_known:
-        agent.events.warn(
-            f"Unknown model '{agent.provider.model}': assuming a {agent.meter.context_length:,}-token window. "
-            "Set --context-length or model.context_length to its real window."
-        )
+    # the window the server reported last time at once, a fresh report in the background (never waited for)
+    # (an unknown window without a report is warned about when the server has not answered)
+    watching = agent.watch_window(choice.base_url, choice.api_key) is not None
+    if not agent.context_window_known and not watching:
+        agent.warn_unknown_window()
     return agent, db

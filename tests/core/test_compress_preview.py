@@ -125,7 +125,7 @@ async def test_an_automatic_compression_that_cannot_help_is_skipped_without_a_su
     threshold = agent.compressor.threshold_tokens
     server.enqueue(
         Reply(tool_calls=[("c1", "todo", "{}")], usage=(threshold + 5_000, 30, 0, 0)),
-        Reply(text="All done.", usage=(2_000, 5, 0, 0)),
+        Reply(text="All done.", usage=(threshold + 6_000, 5, 0, 0)),  # still over: the attempt still counts
     )
     requests = len(server.requests)
     result = await agent.run_conversation("carry on")

@@ -15,6 +15,7 @@ a stream, dropped and reset connections, stalls, keep-alive-only streams and ver
 Every model request is recorded in `srv.requests` (path, lower-cased headers, parsed JSON body).
 The same steps render in each protocol's real wire shape (`tests.fake_llm_wire`), chosen by path.
 
+`FakeLLMServer(tls=context)` serves HTTPS (`srv.connections` counts accepted connections).
 Local servers also describe their models: `srv.serve_json("GET", "/v1/models", {...})` answers a
 metadata route (vLLM/llama.cpp/LM Studio `/v1/models`, llama.cpp `/props`, Ollama `POST /api/show`)
 with that JSON; those requests are recorded in `srv.metadata_requests`, and a metadata route nobody
@@ -26,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -319,12 +321,21 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, fake: FakeLLMServer) -> None:
         self.fake = fake
         super().__init__(("127.0.0.1", 0), _Handler)
+        if fake.tls is not None:  # the handshake runs in the handler's thread, on its first read
+            self.socket = fake.tls.wrap_socket(self.socket, server_side=True, do_handshake_on_connect=False)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        connection = super().get_request()
+        self.fake.note_connection()
+        return connection
 
 
 class FakeLLMServer:
     """The scriptable loopback server; use as a context manager."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        self.tls = tls  # serve HTTPS with this server context (e.g. a self-signed certificate)
+        self.connections = 0  # TCP connections accepted (each client attempt opens one or more)
         self._steps: deque[Step] = deque()
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
@@ -377,7 +388,7 @@ class FakeLLMServer:
 
     @property
     def base_url_anthropic(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls is not None else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def base_url_openai(self) -> str:
@@ -401,6 +412,10 @@ class FakeLLMServer:
     def record(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+
+    def note_connection(self) -> None:
+        with self._lock:
+            self.connections += 1
 
     def serve_json(self, method: str, path: str, payload: Any, status: int = 200) -> None:
         """Answer `method path` (a metadata route such as GET /v1/models) with `payload` as JSON."""

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from hermes_tui.config import Home, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import ContextCompressor
+from hermes_tui.core.context.cooldown_store import CooldownKeeper
 from hermes_tui.core.context.window_probe import CACHE_FILE_NAME, WindowCache, WindowDetector, should_ask
 from hermes_tui.core.context.windows import MINIMUM_CONTEXT_LENGTH, context_window
 from hermes_tui.core.emitter import Emitter
@@ -162,6 +163,7 @@ class Agent:
         )
         self._turn_lock = asyncio.Lock()
         self._window_detector: WindowDetector | None = None
+        self.cooldowns = CooldownKeeper(self.compressor, db, lambda: self.session.id) if db is not None else None
         self.moves = SessionMoves(
             session=self.session,
             meter=self.meter,
@@ -435,11 +437,20 @@ class Agent:
         return await self.moves.new_session(title)
 
     async def resume(self, ref: str) -> str:
-        return await self.moves.resume(ref)
+        said = await self.moves.resume(ref)
+        await self._restore_cooldown()
+        return said
+
+    async def _restore_cooldown(self) -> None:
+        """A resumed session keeps the summary-failure pause it had (core/context/cooldown_store.py)."""
+        if self.cooldowns is not None and await self.cooldowns.restore() > 0:
+            self.events.review("compression", "Automatic compression stays paused: the summary model failed recently")
 
     async def continue_session(self, title: str | None = None) -> str:
         """Continue the most recent session, or the newest one titled `title` (`hermes-tui -c [title]`)."""
-        return await self.moves.continue_latest(title)
+        said = await self.moves.continue_latest(title)
+        await self._restore_cooldown()
+        return said
 
     async def branch(self, name: str | None = None) -> str:
         return await self.moves.branch(name)
@@ -500,6 +511,8 @@ class Agent:
         await self.learning.close()
         if self._window_detector is not None:
             await self._window_detector.aclose()
+        if self.cooldowns is not None:
+            await self.cooldowns.flush()
         if self.session.row_created:
             self.memory_hooks.on_session_end(self.session.messages)
         await self.memory_hooks.shutdown()

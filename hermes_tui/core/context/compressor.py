@@ -6,9 +6,11 @@ compression" sentinel, preflight deferral until real usage is known), the anti-t
 on the provider's next real prompt size: a compression that did not bring the prompt under the
 threshold is ineffective; two in a row, or two fallback summaries in a row, pause the automatic
 trigger, as does a summary-failure cooldown), and `compress()` orchestrating phase 0 (per-call
-reset), 1–2 (plan.py: prune, boundaries, summary rehydration), 3 (summary.py via the summarize callables, with the
-600/60/30 s failure/cooldown matrix on an injectable clock and a one-time switch to the main model),
-fallback_summary.py when no summary comes back, and 4 (assembly.py).
+reset), 1–2 (plan.py: prune, boundaries, summary rehydration), 3 (summary.py via the summarize
+callables, with the 600/60/30 s failure/cooldown matrix on an injectable clock — reported through
+`on_cooldown` so it can be stored, cooldown_store.py — and a one-time switch to the main model),
+fallback_summary.py when no summary comes back — unless the summary model failed on its credential
+or the network, when nothing is dropped (the call is aborted, as Hermes does) — and 4 (assembly.py).
 """
 
 from __future__ import annotations
@@ -157,6 +159,9 @@ class ContextCompressor:
         self.update_model(context_length)
 
         self.summary_fell_back_to_main = False  # the one-time switch to the main model happened
+        # told (wall-clock end, reason) when a summary-failure cooldown starts, (None, "") when it is lifted
+        # (cooldown_store.CooldownKeeper keeps it in state.db so a resumed session keeps it)
+        self.on_cooldown: Callable[[float | None, str], None] | None = None
         self._notes = _CallNotes()
         self.reset_session_state()
 
@@ -193,6 +198,10 @@ class ContextCompressor:
         self.previous_summary: str | None = None
         self.summary_failure_cooldown_until = 0.0
         self._cooldown_reason = ""
+        # the last summary failure was an auth or network one: compress() keeps everything instead of a
+        # fallback summary until a summary succeeds (it survives a cooldown's early return)
+        self.summary_auth_failure = False
+        self.summary_network_failure = False
         self.last_outcome = CompressOutcome([], changed=False)
 
     def discard_last_compression(self, previous_summary: str | None) -> None:
@@ -364,8 +373,8 @@ class ContextCompressor:
         """Compress `messages` (never mutated) and say what happened; `memory_notes` join the summary prompt."""
         # Phase 0: per-call state.
         self._notes = _CallNotes()
-        if force:
-            self.summary_failure_cooldown_until = 0.0
+        if force and self.summary_failure_cooldown_until:
+            self._lift_cooldown()
         original = list(messages)
         size = len(original)
 
@@ -383,7 +392,9 @@ class ContextCompressor:
         fallback_used = False
         summary = await self._generate_summary(plan.turns, focus_topic, memory_notes)
         if summary is None:
-            if self.abort_on_summary_failure:
+            # A broken credential or a dropped network is not worth a lossy fallback summary: keep every
+            # message and try again later (Hermes aborts for these whatever abort_on_summary_failure says).
+            if self.abort_on_summary_failure or self.summary_auth_failure or self.summary_network_failure:
                 return self._done(
                     CompressOutcome(original, changed=False, aborted=True, pruned_count=plan.pruned_count)
                 )
@@ -474,6 +485,20 @@ class ContextCompressor:
         self.summary_failure_cooldown_until = self._clock() + seconds
         self._cooldown_reason = reason
         self._notes.summary_error = reason
+        if self.on_cooldown is not None:
+            self.on_cooldown(time.time() + seconds, reason)
+
+    def _lift_cooldown(self) -> None:
+        self.summary_failure_cooldown_until = 0.0
+        self._cooldown_reason = ""
+        if self.on_cooldown is not None:
+            self.on_cooldown(None, "")
+
+    def restore_cooldown(self, remaining_seconds: float, reason: str) -> None:
+        """A resumed session's stored cooldown: automatic compression stays paused for what is left of it."""
+        if remaining_seconds > 0:
+            self.summary_failure_cooldown_until = self._clock() + remaining_seconds
+            self._cooldown_reason = reason
 
     async def _call(self, summarize: Summarize, prompt: str, max_tokens: int) -> str:
         if self.summary_timeout:
@@ -535,12 +560,15 @@ class ContextCompressor:
             except Exception as main_exc:
                 return self._give_up(main_exc, classify_summary_error(main_exc))
         self.previous_summary = body
-        self.summary_failure_cooldown_until = 0.0
-        self._cooldown_reason = ""
+        if self.summary_failure_cooldown_until:
+            self._lift_cooldown()
+        self.summary_auth_failure = self.summary_network_failure = False
         self._notes.summary_error = None
         return f"{SUMMARY_PREFIX}\n{body}"
 
     def _give_up(self, exc: BaseException, failure: SummaryFailure) -> None:
+        self.summary_auth_failure = failure is SummaryFailure.AUTH
+        self.summary_network_failure = failure.is_network
         if failure is SummaryFailure.NO_PROVIDER:
             detail = error_line(exc)
             reason = (

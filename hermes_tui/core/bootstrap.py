@@ -25,10 +25,10 @@ if TYPE_CHECKING:
 
 def build_registry() -> ToolRegistry:
     """The default tools plus session_search (which reads the agent's state.db) and the learning tools
-    (memory, skill_view, skill_manage: they use the agent's memory store and skills folder)."""
+    (memory, skills_list, skill_view, skill_manage: they use the agent's memory store and skills folder)."""
     from hermes_tui.core.tools.memory_tool import MemoryTool
     from hermes_tui.core.tools.session_search import SESSION_SEARCH_SCHEMA, session_search
-    from hermes_tui.core.tools.skill_tools import SkillManageTool, SkillViewTool
+    from hermes_tui.core.tools.skill_tools import SkillManageTool, SkillsListTool, SkillViewTool
 
     registry = default_registry()
 
@@ -39,7 +39,7 @@ def build_registry() -> ToolRegistry:
         return await session_search(db, ctx.session_id, args)
 
     registry.register(FunctionTool.from_schema(SESSION_SEARCH_SCHEMA, run_session_search))
-    for tool in (MemoryTool(), SkillViewTool(), SkillManageTool()):
+    for tool in (MemoryTool(), SkillsListTool(), SkillViewTool(), SkillManageTool()):
         registry.register(tool)
     return registry
 

@@ -116,6 +116,7 @@ class ToolsSettings:
     terminal_timeout: float = 120.0
     auto_approve: bool = False
     allow_paths: list[str] = field(default_factory=list)  # folders outside cwd the file tools use freely
+    permission_mode: str = "ask"  # ask | accept_edits | read_only | yolo (core/tools/permissions.py)
 
 
 @dataclass
@@ -281,6 +282,7 @@ NUMBER_RULES: dict[str, tuple[Callable[[float], bool], str]] = {
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "prompt_caching.cache_ttl": ("5m", "1h"),
+    "tools.permission_mode": ("ask", "accept_edits", "read_only", "yolo"),
 }
 _URL_SETTINGS = ("model.base_url", "auxiliary.compression.base_url")
 

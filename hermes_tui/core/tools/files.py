@@ -9,18 +9,32 @@ answering keys and Ctrl-C ends a call promptly. Each works on what `authorize` o
 judged the path (`safe_open`: no symbolic link followed after the check), so the path a tool
 reports is the one it touched. The work itself lives in `file_read` (numbered, paged text reads),
 `file_write` (atomic writes) and `file_search` (the walk and the matching); search results are
-JSON carrying "total_count" (the compressor's one-liner parses it).
+JSON carrying "total_count" (the compressor's one-liner parses it). A write_file result carries the
+change it made (`ToolResult.changes`: the diff against the old content, read before the approval
+so the request shows it too); the text the model reads is unchanged. The patch tool lives in
+`file_patch`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from typing import Any
 
 from hermes_tui.core.tools.base import Tool, ToolContext, ToolResult, object_schema, param
 from hermes_tui.core.tools.blocking import StopSignal, WorkTimedOut
-from hermes_tui.core.tools.file_access import OpenedFolder, authorize, error_result, run_granted
+from hermes_tui.core.tools.file_access import (
+    Grant,
+    OpenedFolder,
+    Prepare,
+    Prepared,
+    authorize,
+    error_result,
+    run_granted,
+)
+from hermes_tui.core.tools.file_current import FileReplaced, TooLarge, read_current, shown_path
+from hermes_tui.core.tools.file_diff import HUGE_BYTES, file_change, sized_change
 from hermes_tui.core.tools.file_policy import (
     HARD_LINK,
     PathVerdict,
@@ -158,8 +172,29 @@ def _refuse_write(verdict: PathVerdict) -> ToolResult | None:
     return None
 
 
+def write_preview(ctx: ToolContext, data: bytes) -> Prepare:
+    """write_file's `prepare`: the diff between the file as it is now (read through the judged
+    descriptor) and `data`; a size line when the old content is too large or cannot be read."""
+
+    def prepare(grant: Grant, _stop: StopSignal) -> Prepared:
+        place, verdict = grant.opened, grant.verdict
+        assert isinstance(place, WritePlace)
+        shown = shown_path(verdict.resolved, ctx.cwd)
+        existing = place.existing
+        try:
+            current = read_current(place, str(verdict.resolved), HUGE_BYTES)
+        except (OSError, TooLarge, FileReplaced):
+            old_size = existing.st_size if existing is not None else None
+            label = "large file" if old_size is not None and old_size > HUGE_BYTES else "file (old content unreadable)"
+            return Prepared(sized_change(shown, old_size, len(data), label))
+        return Prepared(file_change(shown, current.data if current is not None else None, data))
+
+    return prepare
+
+
 class WriteFileTool(Tool):
     name = "write_file"
+    mutates_files = True
     description = (
         "Create or overwrite a text file with the given content (UTF-8). Missing parent folders are "
         "created. The write is atomic: the file is either fully replaced or left as it was. " + _POLICY_NOTE
@@ -200,18 +235,20 @@ class WriteFileTool(Tool):
                 verdict
             )
 
-        grant = await authorize(ctx, self.name, raw_path, "write", describe, _refuse_write)
+        grant = await authorize(ctx, self.name, raw_path, "write", describe, _refuse_write, write_preview(ctx, data))
         if isinstance(grant, ToolResult):
             return grant
         place, target, shown = grant.opened, str(grant.verdict.resolved), grant.verdict.shown
         assert isinstance(place, WritePlace)
         shared_ok = any(reason.startswith(HARD_LINK) for reason in grant.verdict.reasons)
+        change = grant.prepared.change if grant.prepared is not None else None
 
         def work(stop: StopSignal) -> ToolResult:
             return write_file(place, target, data, lines, stop, shared_ok)
 
         try:
-            return await run_granted(grant, work, self.time_limit)
+            result = await run_granted(grant, work, self.time_limit)
+            return result if result.is_error or change is None else replace(result, changes=(change,))
         except WriteStopped:
             return error_result(
                 f"writing {shown} took longer than {self.time_limit:g} s and was stopped; the file is unchanged"

@@ -1,7 +1,8 @@
 """The terminal tool: run one shell command in ctx.cwd, after the user approves it.
 
-Owns: the approval step (`ctx.approve(ApprovalRequest)` with the reasons from `danger.py`; no
-approver means denied unless `settings.auto_approve`), running `bash -c` as an asyncio subprocess
+Owns: the approval step (`ctx.approve(ApprovalRequest)` with the reasons from `danger.py`, through
+the permission mode `ctx.rules`: read-only refuses, yolo and a command allowed for the session run
+unasked; no approver means denied), running `bash -c` as an asyncio subprocess
 in its own process group with stdout and stderr merged into one pipe, the output cap (head and
 tail kept, the middle counted and dropped), the timeout (the whole process group is terminated),
 and cancellation (the process group is killed and `CancelledError` re-raised so Ctrl-C works).
@@ -30,6 +31,7 @@ from hermes_tui.core.tools.base import (
     param,
 )
 from hermes_tui.core.tools.danger import assess_command
+from hermes_tui.core.tools.permissions import ApprovalAnswer, command_key
 
 DEFAULT_OUTPUT_HEAD_BYTES = 20_000
 DEFAULT_OUTPUT_TAIL_BYTES = 30_000
@@ -244,10 +246,20 @@ class TerminalTool(Tool):
 
     @staticmethod
     async def _approval_denial(command: str, ctx: ToolContext) -> str | None:
-        """None when the command may run, else the denial message."""
-        if ctx.settings.auto_approve:
-            return None
-        if ctx.approve is None:
+        """None when the command may run, else the denial message. The permission mode decides
+        first (read-only refuses, yolo runs, a command allowed for the session runs), then the user."""
+        rules = ctx.rules
+        refusal = rules.refusal("terminal")
+        if refusal is not None:
+            return refusal
+        request = ApprovalRequest(
+            tool="terminal",
+            command=command,
+            cwd=str(ctx.cwd),
+            reasons=assess_command(command),
+            session_scope="this exact command",
+        )
+        answer = await rules.ask(ctx.approve, request, command_key(command))
+        if answer is None:
             return DENIED_NO_APPROVER
-        request = ApprovalRequest(tool="terminal", command=command, cwd=str(ctx.cwd), reasons=assess_command(command))
-        return None if await ctx.approve(request) else DENIED_BY_USER
+        return DENIED_BY_USER if answer is ApprovalAnswer.DENY else None

@@ -3,16 +3,17 @@
 A batch runs concurrently (at most `MAX_PARALLEL` at a time) only when every call is a read-only tool
 or a file tool, and no two calls touch overlapping paths where either of them writes. Anything that
 may need approval or touches the shell (the terminal, unknown tools, invalid arguments, the todo
-list) makes the whole batch run sequentially. Each call emits `ToolCallStarted` before it runs and
-`ToolCallFinished` when it ends, and the results are appended to the conversation in call order.
-On Ctrl-C every running call is cancelled; the results that finished are kept and the turn answers
-the open calls (the runner's interrupt handling). After a /stop, calls not yet started are answered
-as not run.
+list, a multi-file V4A patch) makes the whole batch run sequentially. Each call emits `ToolCallStarted`
+before it runs and `ToolCallFinished` when it ends (with the files the call changed, for the UI), and the
+results are appended to the conversation in call order. On Ctrl-C every running call is cancelled;
+the results that finished are kept and the turn answers the open calls (the runner's interrupt
+handling). After a /stop, calls not yet started are answered as not run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -28,7 +29,7 @@ from hermes_tui.text_safety import valid_unicode
 
 MAX_PARALLEL = 8
 READ_ONLY_TOOLS = frozenset({"read_file", "search_files", "session_search"})
-WRITING_FILE_TOOLS = frozenset({"write_file"})
+WRITING_FILE_TOOLS = frozenset({"write_file", "patch"})
 _PATH_DEFAULT = {"search_files": "."}
 
 
@@ -43,6 +44,8 @@ def _target(call: StreamToolCall, cwd: Path) -> tuple[Path, bool] | None:
     raw = args.get("path", _PATH_DEFAULT.get(call.name))
     if call.name == "session_search":
         return Path("/__session_search__"), False  # reads the database, never a file
+    if call.name == "patch" and args.get("mode", "replace") != "replace":
+        return None  # a V4A patch names its files inside the patch text
     if not isinstance(raw, str) or not raw:
         return None
     return (cwd / raw).resolve(), call.name in WRITING_FILE_TOOLS
@@ -90,10 +93,9 @@ async def run_tool_calls(
             result = await deps.tools.dispatch(call.name, call.arguments, context)
             await deps.extras.after_tool(call.name, call.arguments, result.content, result.is_error)
         # e.g. a file name decoded with surrogateescape: made valid before it is shown or stored
-        result = ToolResult(valid_unicode(result.content), result.is_error)
-        events.emit(
-            ev.ToolCallFinished(call.id, call.name, result.content, result.is_error, time.monotonic() - started)
-        )
+        result = dataclasses.replace(result, content=valid_unicode(result.content))
+        elapsed = time.monotonic() - started
+        events.emit(ev.ToolCallFinished(call.id, call.name, result.content, result.is_error, elapsed, result.changes))
         return result
 
     def stopped(call: StreamToolCall) -> Message:

@@ -7,10 +7,13 @@ The answer streams to stdout; status lines and tool activity go to stderr so the
 piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage).
 A /command that opens a screen in the TUI (/search, /compare, /inspect, /memory, /skills, /help)
 comes back from the core as an intent; this module alone turns it into text (`intent_text`).
-Shell commands ask on the terminal when stdin is one, are denied otherwise, or run unasked with
---yes. Ctrl-C, SIGTERM and SIGHUP interrupt the turn: the partial answer is kept in state.db, a
-running shell command's process group is killed, the session is ended with the signal's reason
-and we exit 128 + the signal number (130, 143, 129; `hermes_tui.stop_signals`).
+Shell commands (and file access that needs approval) ask on the terminal when stdin is one (a
+file change shows its diff first; "a" allows that exact command or file for the rest of the run),
+are denied otherwise, or run unasked with --yes (yolo mode). Every file a tool call changed is one
+`path +added −removed` line on stderr under the tool's line. Ctrl-C, SIGTERM and SIGHUP interrupt
+the turn: the partial answer is kept in state.db, a running shell command's process group is
+killed, the session is ended with the signal's reason and we exit 128 + the signal number (130,
+143, 129; `hermes_tui.stop_signals`).
 Honest exits: only a turn that produced a real answer exits 0. Any other ending — an error, an
 empty or reasoning-only answer, a content filter or refusal, an exhausted length or iteration
 budget, a truncated tool call — exits 1 with the reason as one line on stderr, and `--json`
@@ -44,6 +47,7 @@ from hermes_tui.text_safety import approval_view, dumps_for_terminal, visible
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
     from hermes_tui.core.commands import CommandResult, Intent
+    from hermes_tui.core.tools.file_diff import FileChange
 
 
 class HeadlessPrinter:
@@ -73,6 +77,10 @@ class HeadlessPrinter:
             mark = "✗" if event.is_error else "✓"
             detail = f": {event.result.splitlines()[0][:120]}" if event.is_error and event.result else ""
             self._line(f"  {mark} {event.name} ({event.duration_s:.2f}s){detail}")
+            for change in event.changes:
+                self._line(f"    {change.summary}")
+        elif isinstance(event, ev.PermissionModeChanged):
+            self._line(f"permission mode: {event.label or event.mode}")
         elif isinstance(event, (ev.Status, ev.Warning)):
             self._line(event.text)
         elif isinstance(event, ev.SessionRotated) and event.reason == "compression":
@@ -96,19 +104,40 @@ def _short_args(arguments: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def terminal_approver(stdin: TextIO, err: TextIO) -> Any:
-    """Ask y/N on the terminal (stdin must be a TTY)."""
-    from hermes_tui.core.tools.base import ApprovalRequest
+APPROVAL_DIFF_LINES = 80
 
-    async def approve(request: ApprovalRequest) -> bool:
+
+def _print_change(change: FileChange, err: TextIO) -> None:
+    """The diff a file change would make, before its approval question (long ones cut)."""
+    print(f"\n{visible(change.summary)}", file=err)
+    lines = (change.unified or "").splitlines()
+    for line in lines[:APPROVAL_DIFF_LINES]:
+        print(visible(line), file=err)
+    if len(lines) > APPROVAL_DIFF_LINES:
+        print(f"… {len(lines) - APPROVAL_DIFF_LINES:,} more diff lines", file=err)
+
+
+def terminal_approver(stdin: TextIO, err: TextIO) -> Any:
+    """Ask on the terminal (stdin must be a TTY): y allows once, a for the rest of the run, anything else denies."""
+    from hermes_tui.core.tools.base import ApprovalRequest
+    from hermes_tui.core.tools.permissions import ApprovalAnswer
+
+    async def approve(request: ApprovalRequest) -> ApprovalAnswer:
         risk = visible(f" — risky: {', '.join(request.reasons)}") if request.reasons else ""
         shown = approval_view(request.command)
         if shown.has_hidden:
             print(f"\n⚠ {shown.warning()}", file=err, flush=True)
-        prompt = f"\nRun `{shown.text}` in {visible(request.cwd)}?{risk} [y/N] "
-        print(prompt, end="", file=err, flush=True)
-        answer = await asyncio.to_thread(stdin.readline)
-        return answer.strip().lower() in ("y", "yes")
+        if request.change is not None:
+            _print_change(request.change, err)
+        question = f"Run `{shown.text}` in {visible(request.cwd)}?" if request.tool == "terminal" else f"{shown.text}?"
+        always = f" (a: allow {request.session_scope} for the rest of this run)" if request.session_scope else ""
+        print(f"\n{question}{risk}{always} [y/N] ", end="", file=err, flush=True)
+        answer = (await asyncio.to_thread(stdin.readline)).strip().lower()
+        if answer in ("y", "yes"):
+            return ApprovalAnswer.ONCE
+        if answer in ("a", "always") and request.session_scope:
+            return ApprovalAnswer.SESSION
+        return ApprovalAnswer.DENY
 
     return approve
 

@@ -7,7 +7,8 @@ the steering inbox (`core.turn.steering`: /steer, /queue, /stop), the standing g
 (`core.goals`) and the tool registry. After that the Agent only forwards: `run_conversation` runs
 one turn (`core.turn.runner.TurnRunner`), `next_turn` says what to send after it (a queued
 message, else the goal's continuation), the session commands move the live session,
-`budget`/`totals`/`lineage` answer what the UI shows, `close` ends it.
+`budget`/`totals`/`lineage` answer what the UI shows, `permission_mode` is what tool calls may do
+unasked (`core.tools.permissions`, one `Permissions` for every turn), `close` ends it.
 """
 
 from __future__ import annotations
@@ -49,11 +50,13 @@ from hermes_tui.core.skills.catalog import available_skills_block
 from hermes_tui.core.skills.manage import SkillManager
 from hermes_tui.core.tools.base import Approver, FunctionTool, ToolContext
 from hermes_tui.core.tools.defaults import default_registry
+from hermes_tui.core.tools.permissions import PermissionMode, Permissions, initial_mode
 from hermes_tui.core.tools.registry import ToolRegistry
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.result import TurnResult
 from hermes_tui.core.turn.runner import TurnRunner
 from hermes_tui.core.turn.steering import SteeringInbox
+from hermes_tui.core.turn_changes import TurnChangeLog
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
@@ -94,7 +97,10 @@ class Agent:
         self.cwd = (cwd or Path.cwd()).resolve()
         self.registry = registry or default_registry()
         self.backoff_base = backoff_base
-        self.events = Emitter(sink)
+        self.events = Emitter(TurnChangeLog(sink))  # + one TurnFilesChanged per turn that changed files
+        self.permissions = Permissions(
+            initial_mode(settings.tools.permission_mode, settings.tools.auto_approve), on_change=self._mode_changed
+        )
 
         window, known = context_window(provider.model, settings.model.context_length)
         # the provider answering now, its fallbacks and key pools (core/providers/chain.py)
@@ -235,6 +241,18 @@ class Agent:
         return self.meter.budget()
 
     @property
+    def permission_mode(self) -> PermissionMode:
+        """What tool calls may do without asking (`core.tools.permissions`); setting it emits PermissionModeChanged."""
+        return self.permissions.mode
+
+    @permission_mode.setter
+    def permission_mode(self, mode: PermissionMode) -> None:
+        self.permissions.set_mode(mode)
+
+    def _mode_changed(self, mode: PermissionMode, previous: PermissionMode) -> None:
+        self.events.emit(ev.PermissionModeChanged(mode.value, previous.value, mode.label))
+
+    @property
     def busy(self) -> bool:
         """A turn is running."""
         return self._turn_lock.locked()
@@ -315,6 +333,7 @@ class Agent:
             session_id=self.session.id,
             services=self._tool_services(),
             home=self.home.root,
+            permissions=self.permissions,
         )
 
     def _external_memory_provider(self) -> MemoryProvider | None:

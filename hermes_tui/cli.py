@@ -236,11 +236,19 @@ def prepare(
     existed = home.root.is_dir()
     home.ensure()
     settings = load_settings(home, _overrides(args))
+    apply_redaction_setting(settings)
     choice = resolve_provider(settings)
     check_database_while(home.state_db, warm_up)
     if existed:  # after every fatal check: an error stays the only line
         _warn_if_home_is_open(home)
     return home, settings, choice
+
+
+def apply_redaction_setting(settings: Settings) -> None:
+    """Set the secret-redaction switch for this process, once, before anything is stored or printed."""
+    from hermes_tui.core.context.redact import set_redaction_enabled
+
+    set_redaction_enabled(settings.security.redact_secrets)
 
 
 def _importer(*modules: str) -> Callable[[], None]:
@@ -280,6 +288,10 @@ def _run_read_command(args: argparse.Namespace) -> int:
         raise UsageError("--limit must be at least 1")
     if args.command == "export" and args.output:
         _check_output_path(Path(args.output))
+    if args.command == "export":
+        from hermes_tui.config import load_settings
+
+        apply_redaction_setting(load_settings(home))  # the export masks secrets unless switched off
     if not home.state_db.exists():
         raise UsageError(f"no state.db in {home.root} yet — run hermes-tui once to create it")
 

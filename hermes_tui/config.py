@@ -119,6 +119,13 @@ class ToolsSettings:
 
 
 @dataclass
+class SecuritySettings:
+    # Mask secrets (API keys, tokens, passwords, private keys) in everything written or exported:
+    # state.db rows and records, titles, /save and `export` files, headless output. False = verbatim.
+    redact_secrets: bool = True
+
+
+@dataclass
 class TimeoutsSettings:
     """Provider-call limits in seconds (0 = off): fail a dead provider in well under a minute per attempt.
 
@@ -153,6 +160,7 @@ class Settings:
     prompt_caching: PromptCachingSettings = field(default_factory=PromptCachingSettings)
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     timeouts: TimeoutsSettings = field(default_factory=TimeoutsSettings)
+    security: SecuritySettings = field(default_factory=SecuritySettings)
     # fallback providers/models and credential pools (top-level keys, see hermes_tui.config_chain)
     chain: ChainSettings = field(default_factory=ChainSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (checked by keymap_config)
@@ -245,7 +253,10 @@ _ENV_OVERRIDES: dict[str, str] = {
     "HERMES_TUI_MODEL": "model.name",
     "HERMES_TUI_BASE_URL": "model.base_url",
     "HERMES_TUI_CONTEXT_LENGTH": "model.context_length",
+    "HERMES_REDACT_SECRETS": "security.redact_secrets",  # Hermes's name for the switch
 }
+_ENV_TRUE = ("1", "true", "yes", "on")
+_ENV_FALSE = ("0", "false", "no", "off")
 
 # The smallest context window the agent accepts (the same figure as the core's
 # MINIMUM_CONTEXT_LENGTH; a test keeps them equal).
@@ -437,6 +448,11 @@ def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
                 value = int(raw.strip())
             except ValueError:
                 raise ConfigError(f"environment variable {var} must be an integer, got {raw!r}") from None
+        elif key == "redact_secrets":
+            word = raw.strip().lower()
+            if word not in _ENV_TRUE + _ENV_FALSE:
+                raise ConfigError(f"environment variable {var} must be true or false, got {raw!r}")
+            value = word in _ENV_TRUE
         layer.setdefault(section, {})[key] = value
         names[dotted] = var
     return layer, names

@@ -7,6 +7,8 @@ The answer streams to stdout; status lines and tool activity go to stderr so the
 piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage).
 A /command that opens a screen in the TUI (/search, /compare, /inspect, /memory, /skills, /help)
 comes back from the core as an intent; this module alone turns it into text (`intent_text`).
+What is printed besides the streamed answer — tool activity, status lines, command output, the
+`--json` object — has its secrets masked, as state.db does (`[security] redact_secrets`).
 Shell commands ask on the terminal when stdin is one, are denied otherwise, or run unasked with
 --yes. Ctrl-C, SIGTERM and SIGHUP interrupt the turn: the partial answer is kept in state.db, a
 running shell command's process group is killed, the session is ended with the signal's reason
@@ -34,6 +36,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.context.redact import redact_sensitive_text
+from hermes_tui.core.context.redact_records import redact_json_text, redact_value
 from hermes_tui.exit_codes import FAILED as EXIT_FAILED
 from hermes_tui.exit_codes import INTERRUPTED as EXIT_INTERRUPTED
 from hermes_tui.exit_codes import OK as EXIT_OK
@@ -68,10 +72,11 @@ class HeadlessPrinter:
                 self.out.flush()
                 self.wrote_text = False
         elif isinstance(event, ev.ToolCallStarted):
-            self._line(f"⚙ {event.name} {_short_args(event.arguments)}")
+            self._line(f"⚙ {event.name} {_short_args(redact_json_text(event.arguments))}")  # masked before cut
         elif isinstance(event, ev.ToolCallFinished):
             mark = "✗" if event.is_error else "✓"
-            detail = f": {event.result.splitlines()[0][:120]}" if event.is_error and event.result else ""
+            result = redact_sensitive_text(event.result) if event.is_error and event.result else ""
+            detail = f": {result.splitlines()[0][:120]}" if result else ""
             self._line(f"  {mark} {event.name} ({event.duration_s:.2f}s){detail}")
         elif isinstance(event, (ev.Status, ev.Warning)):
             self._line(event.text)
@@ -84,7 +89,7 @@ class HeadlessPrinter:
             self.out.write("\n")
             self.out.flush()
             self.wrote_text = False
-        print(visible(text), file=self.err, flush=True)
+        print(visible(redact_sensitive_text(text)), file=self.err, flush=True)
 
 
 def _short_args(arguments: str, limit: int = 80) -> str:
@@ -197,16 +202,18 @@ async def _run_with_signals(
         if is_command(prompt):
             outcome = await headless_command(agent, prompt)
             if outcome.output:
-                print(visible(outcome.output), file=sys.stderr if args.json else sys.stdout)
+                print(visible(redact_sensitive_text(outcome.output)), file=sys.stderr if args.json else sys.stdout)
             if args.json:
                 print(
                     json.dumps(
-                        {
-                            "command": prompt,
-                            "output": outcome.output,
-                            "error": outcome.error,
-                            "session_id": agent.session_id,
-                        }
+                        redact_value(
+                            {
+                                "command": prompt,
+                                "output": outcome.output,
+                                "error": outcome.error,
+                                "session_id": agent.session_id,
+                            }
+                        )
                     )
                 )
             if outcome.send is None:
@@ -227,7 +234,7 @@ async def _run_with_signals(
             payload = result.as_json()
             payload["failed"] = reason is not None
             payload["error"] = reason
-            print(dumps_for_terminal(payload))
+            print(dumps_for_terminal(redact_value(payload)))
         elif result.final_response and not printer.stream_answer:
             print(visible(result.final_response))
         if result.interrupted:
@@ -237,7 +244,7 @@ async def _run_with_signals(
         if reason is not None:
             line = " ".join(reason.split())
             if line not in printer.printed:
-                print(f"hermes-tui: {visible(line)}", file=sys.stderr)
+                print(f"hermes-tui: {visible(redact_sensitive_text(line))}", file=sys.stderr)
             return signals.exit_code or EXIT_FAILED
         return signals.exit_code or EXIT_OK
     finally:

@@ -38,6 +38,21 @@ def test_precedence_flag_over_env_over_file(tmp_path: Path) -> None:
     assert s.model.base_url == "http://file"  # file beats default
 
 
+@pytest.mark.parametrize(
+    ("toml", "env", "redact"),
+    [
+        ("", {}, True),  # on by default
+        ("[security]\nredact_secrets = false\n", {}, False),
+        ("[security]\nredact_secrets = false\n", {"HERMES_REDACT_SECRETS": "true"}, True),  # env beats file
+        ("", {"HERMES_REDACT_SECRETS": "0"}, False),  # Hermes's variable and its words
+        ("", {"HERMES_REDACT_SECRETS": " Off "}, False),
+        ("", {"HERMES_REDACT_SECRETS": "yes"}, True),
+    ],
+)
+def test_secret_redaction_setting_from_file_and_environment(tmp_path: Path, toml: str, env: dict, redact: bool) -> None:
+    assert load_settings(_home(tmp_path, toml), env=env).security.redact_secrets is redact
+
+
 def test_home_from_flag_env_default(tmp_path: Path) -> None:
     assert resolve_home("/x/flag", {"HERMES_TUI_HOME": "/x/env"}).root == Path("/x/flag")
     assert resolve_home(None, {"HERMES_TUI_HOME": "/x/env"}).root == Path("/x/env")
@@ -53,6 +68,7 @@ def test_home_from_flag_env_default(tmp_path: Path) -> None:
         ("compression = 3\n", "'compression' must be a table"),
         ("[compression]\nthreshold = 1.5\n", "'compression.threshold' must be in (0, 1]"),
         ("[prompt_caching]\ncache_ttl = '2h'\n", "cache_ttl"),
+        ("[security]\nredact_secrets = 'no'\n", "'security.redact_secrets' must be a boolean"),
     ],
 )
 def test_wrong_config_is_a_clear_error(tmp_path: Path, toml: str, needle: str) -> None:
@@ -171,6 +187,7 @@ def test_non_finite_numbers_are_refused(tmp_path: Path, literal: str) -> None:
         ),
         ({"HERMES_TUI_CONTEXT_LENGTH": "lots"}, "environment variable HERMES_TUI_CONTEXT_LENGTH must be an integer"),
         ({"HERMES_TUI_PROVIDER": "gemini"}, "environment variable HERMES_TUI_PROVIDER: unknown provider 'gemini'"),
+        ({"HERMES_REDACT_SECRETS": "maybe"}, "environment variable HERMES_REDACT_SECRETS must be true or false"),
         (
             {"HERMES_TUI_BASE_URL": "localhost:11434"},
             "environment variable HERMES_TUI_BASE_URL must be an http:// or https:// URL, got 'localhost:11434'",

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import CompressOutcome, ContextCompressor
 from hermes_tui.core.context.offload import off_loop
+from hermes_tui.core.context.redact_records import redact_json_text
 from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory import MemoryHooks
@@ -402,7 +403,7 @@ class CompressionOrchestrator:
             "at": self._clock(),
         }
         try:
-            await self._db.set_meta(f"compression:{result.session_id}", json.dumps(record))
+            await self._db.set_meta(f"compression:{result.session_id}", redact_json_text(json.dumps(record)))
         except Exception as exc:
             self._events.warn(f"could not record compression details: {exc}")
 

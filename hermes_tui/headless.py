@@ -12,7 +12,8 @@ What is printed besides the streamed answer — tool activity, status lines, com
 Shell commands ask on the terminal when stdin is one, are denied otherwise, or run unasked with
 --yes. Ctrl-C, SIGTERM and SIGHUP interrupt the turn: the partial answer is kept in state.db, a
 running shell command's process group is killed, the session is ended with the signal's reason
-and we exit 128 + the signal number (130, 143, 129; `hermes_tui.stop_signals`).
+and we exit 128 + the signal number (130, 143, 129; `hermes_tui.stop_signals`); one line on stderr
+says what the turn left in state.db, as the flush recorded it (`what_was_saved`).
 Honest exits: only a turn that produced a real answer exits 0. Any other ending — an error, an
 empty or reasoning-only answer, a content filter or refusal, an exhausted length or iteration
 budget, a truncated tool call — exits 1 with the reason as one line on stderr, and `--json`
@@ -239,7 +240,7 @@ async def _run_with_signals(
             print(visible(result.final_response))
         if result.interrupted:
             cause = "interrupted" if stopper.signum is None else f"stopped by {signal.Signals(stopper.signum).name}"
-            print(f"[{cause} — partial answer saved in session {result.session_id}]", file=sys.stderr)
+            print(f"[{cause} — {what_was_saved(result)}]", file=sys.stderr)
             return signals.exit_code or EXIT_INTERRUPTED
         if reason is not None:
             line = " ".join(reason.split())
@@ -297,6 +298,24 @@ async def intent_text(agent: Agent, intent: Intent) -> str:
         case ShowHelp():
             return help_text()
     raise AssertionError(f"no headless text for {intent!r}")
+
+
+def what_was_saved(result: Any) -> str:
+    """What an interrupted turn left in state.db, as the flush recorded it (a stored message has a row id)."""
+    messages = list(result.messages or [])
+    starts = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
+    turn = messages[starts:]
+    where = f"session {result.session_id}"
+    if not turn:
+        return f"the turn had not started; nothing of it was saved in {where}"
+    if any("_db_id" not in m for m in turn):
+        return f"not everything could be saved to state.db (see the warning above); {where}"
+    last = turn[-1]
+    if last.get("role") == "assistant" and last.get("content"):
+        if last.get("finish_reason") == "interrupted":
+            return f"partial answer saved in {where}"
+        return f"the answer had arrived in full and is saved in {where}"
+    return f"the turn so far is saved in {where}; no answer was streaming"
 
 
 async def _interruptible_turn(agent: Any, prompt: str, stopper: _TurnStopper) -> Any:

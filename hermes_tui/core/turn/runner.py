@@ -23,6 +23,7 @@ A cancellation that lands while the turn finishes waits for the finish (its fina
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Coroutine
 from typing import Any
 
@@ -77,9 +78,7 @@ async def _saved_even_if_cancelled(finishing: Coroutine[Any, Any, TurnResult]) -
             if task.done():
                 result = task.result()
                 break
-    if stopped:
-        result.interrupted = True
-    return result
+    return dataclasses.replace(result, interrupted=True) if stopped else result
 
 
 class TurnRunner:

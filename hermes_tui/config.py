@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -116,6 +117,8 @@ class ToolsSettings:
     terminal_timeout: float = 120.0
     auto_approve: bool = False
     allow_paths: list[str] = field(default_factory=list)  # folders outside cwd the file tools use freely
+    env_passthrough: list[str] = field(default_factory=list)  # credential-like variables shell commands still see
+    env_strip: list[str] = field(default_factory=list)  # more variables removed from shell commands' environment
 
 
 @dataclass
@@ -283,6 +286,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "prompt_caching.cache_ttl": ("5m", "1h"),
 }
 _URL_SETTINGS = ("model.base_url", "auxiliary.compression.base_url")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _Origins:
@@ -402,6 +406,23 @@ def _validate(settings: Settings, origins: _Origins) -> None:
                 f"{origins.label('tools.allow_paths')} entries must be absolute folder paths (starting with / or ~),"
                 f" got {entry!r}"
             )
+    _validate_env_lists(settings.tools, origins)
+
+
+def _validate_env_lists(tools: ToolsSettings, origins: _Origins) -> None:
+    """[tools] env_passthrough / env_strip: variable names, and no name in both."""
+    for key in ("env_passthrough", "env_strip"):
+        for name in getattr(tools, key):
+            if _ENV_NAME.fullmatch(name) is None:
+                raise ConfigError(
+                    f"{origins.label(f'tools.{key}')} entries must be environment variable names"
+                    f" (letters, digits and _), got {name!r}"
+                )
+    both = sorted(set(tools.env_passthrough) & set(tools.env_strip))
+    if both:
+        raise ConfigError(
+            f"{origins.label('tools.env_strip')}: {', '.join(both)} is also in 'tools.env_passthrough'; keep it in one"
+        )
 
 
 def load_config_file(path: Path) -> dict[str, Any]:

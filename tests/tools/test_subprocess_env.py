@@ -128,7 +128,18 @@ def test_a_headless_run_stores_and_sends_no_key(tmp_path: Path) -> None:
         )
         env["OPENAI_BASE_URL"] = server.base_url_openai  # a base URL does not reach the shell either
         result = subprocess.run(
-            [sys.executable, "-m", "hermes_tui", "run", "show env", "--yes", "--provider", "openai", "--home", str(home)],
+            [
+                sys.executable,
+                "-m",
+                "hermes_tui",
+                "run",
+                "show env",
+                "--yes",
+                "--provider",
+                "openai",
+                "--home",
+                str(home),
+            ],
             cwd=project,
             env=env,
             capture_output=True,

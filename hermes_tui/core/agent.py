@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -155,7 +154,6 @@ class Agent:
             meter=self.meter,
             emitter=self.events,
             memory_hooks=self.memory_hooks,
-            agent_id=uuid.uuid4().hex[:8],
             enabled=comp.enabled,
         )
         self._turn_lock = asyncio.Lock()

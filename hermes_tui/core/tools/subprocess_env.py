@@ -83,6 +83,7 @@ CREDENTIAL_NAMES = frozenset(
     }
 )
 
+
 def is_credential_name(name: str) -> bool:
     """True when `name` (any case) is a variable the agent's credentials may live in."""
     upper = name.upper()

@@ -22,8 +22,10 @@ from typing import Any, get_type_hints
 from hermes_tui.config_chain import KEYS as CHAIN_KEYS
 from hermes_tui.config_chain import ChainConfigError, ChainSettings, parse_chain
 from hermes_tui.store.file_modes import PRIVATE_DIR_MODE, looser_than, make_private_dir, permission_bits
+from hermes_tui.store.regular_files import FileTooLargeError, read_regular_bytes
 
 DEFAULT_HOME = "~/.hermes-tui"
+MAX_CONFIG_BYTES = 1 << 20  # config.toml is read whole; anything bigger is a mistake (or /dev/zero)
 PROVIDERS = ("demo", "openai", "anthropic")
 
 
@@ -426,11 +428,17 @@ def _validate_env_lists(tools: ToolsSettings, origins: _Origins) -> None:
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
-    """The parsed config.toml, {} when there is none; any problem reading it is one ConfigError line."""
+    """The parsed config.toml, {} when there is none; any problem reading it is one ConfigError line.
+
+    Only a regular file of at most MAX_CONFIG_BYTES is read (a FIFO, a device or /dev/zero behind
+    a symlink is refused before it is opened); nesting too deep for the parser is an error too.
+    """
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path, limit=MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return {}
+    except FileTooLargeError as exc:
+        raise ConfigError(f"{path}: {exc}; a config file is a few KB") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
@@ -441,6 +449,8 @@ def load_config_file(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
 
 
 def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:

@@ -53,6 +53,7 @@ from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.runner import TurnRunner
 from hermes_tui.core.turn.state import TurnResult
 from hermes_tui.core.turn.steering import SteeringInbox
+from hermes_tui.store.regular_files import read_regular_text
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
@@ -336,7 +337,7 @@ class Agent:
 
     def _soul(self) -> str:
         try:
-            return cap((self.home.root / "SOUL.md").read_text(encoding="utf-8", errors="replace"))
+            return cap(read_regular_text(self.home.root / "SOUL.md", errors="replace"))
         except OSError:
             return ""
 

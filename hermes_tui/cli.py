@@ -184,12 +184,17 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def check_state_db(path: Path) -> None:
-    """A state.db that exists must be an SQLite file; a clear error otherwise."""
-    if not path.exists():
-        return
+    """A state.db that exists must be an SQLite file (and it and its -wal/-shm/-journal regular
+    files: a FIFO would block the open for ever); a clear error otherwise."""
+    from hermes_tui.store.regular_files import read_regular_head, sqlite_files_problem
+
+    problem = sqlite_files_problem(path)
+    if problem:
+        raise UsageError(f"{problem}; move it away (hermes-tui doctor reports it too)")
     try:
-        with path.open("rb") as fh:
-            header = fh.read(len(SQLITE_HEADER))
+        header = read_regular_head(path, len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     if header and header != SQLITE_HEADER:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,8 +22,10 @@ from typing import Any, get_type_hints
 from hermes_tui.config_chain import KEYS as CHAIN_KEYS
 from hermes_tui.config_chain import ChainConfigError, ChainSettings, parse_chain
 from hermes_tui.store.file_modes import PRIVATE_DIR_MODE, looser_than, make_private_dir, permission_bits
+from hermes_tui.store.regular_files import FileTooLargeError, read_regular_bytes
 
 DEFAULT_HOME = "~/.hermes-tui"
+MAX_CONFIG_BYTES = 1 << 20  # config.toml is read whole; anything bigger is a mistake (or /dev/zero)
 PROVIDERS = ("demo", "openai", "anthropic")
 
 
@@ -116,6 +119,8 @@ class ToolsSettings:
     terminal_timeout: float = 120.0
     auto_approve: bool = False
     allow_paths: list[str] = field(default_factory=list)  # folders outside cwd the file tools use freely
+    env_passthrough: list[str] = field(default_factory=list)  # credential-like variables shell commands still see
+    env_strip: list[str] = field(default_factory=list)  # more variables removed from shell commands' environment
 
 
 @dataclass
@@ -294,6 +299,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "prompt_caching.cache_ttl": ("5m", "1h"),
 }
 _URL_SETTINGS = ("model.base_url", "auxiliary.compression.base_url")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _Origins:
@@ -413,14 +419,37 @@ def _validate(settings: Settings, origins: _Origins) -> None:
                 f"{origins.label('tools.allow_paths')} entries must be absolute folder paths (starting with / or ~),"
                 f" got {entry!r}"
             )
+    _validate_env_lists(settings.tools, origins)
+
+
+def _validate_env_lists(tools: ToolsSettings, origins: _Origins) -> None:
+    """[tools] env_passthrough / env_strip: variable names, and no name in both."""
+    for key in ("env_passthrough", "env_strip"):
+        for name in getattr(tools, key):
+            if _ENV_NAME.fullmatch(name) is None:
+                raise ConfigError(
+                    f"{origins.label(f'tools.{key}')} entries must be environment variable names"
+                    f" (letters, digits and _), got {name!r}"
+                )
+    both = sorted(set(tools.env_passthrough) & set(tools.env_strip))
+    if both:
+        raise ConfigError(
+            f"{origins.label('tools.env_strip')}: {', '.join(both)} is also in 'tools.env_passthrough'; keep it in one"
+        )
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
-    """The parsed config.toml, {} when there is none; any problem reading it is one ConfigError line."""
+    """The parsed config.toml, {} when there is none; any problem reading it is one ConfigError line.
+
+    Only a regular file of at most MAX_CONFIG_BYTES is read (a FIFO, a device or /dev/zero behind
+    a symlink is refused before it is opened); nesting too deep for the parser is an error too.
+    """
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path, limit=MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return {}
+    except FileTooLargeError as exc:
+        raise ConfigError(f"{path}: {exc}; a config file is a few KB") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
@@ -431,6 +460,8 @@ def load_config_file(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
 
 
 def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:

@@ -245,7 +245,7 @@ def test_a_config_file_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
     home.config_file.mkdir()
     with pytest.raises(ConfigError) as info:
         load_settings(home, env={})
-    assert str(info.value) == f"{home.config_file}: cannot read: Is a directory"
+    assert str(info.value) == f"{home.config_file}: cannot read: is a directory, not a regular file"
 
 
 def test_auxiliary_provider_is_checked_with_its_source(tmp_path: Path) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,6 +53,7 @@ from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.result import TurnResult
 from hermes_tui.core.turn.runner import TurnRunner
 from hermes_tui.core.turn.steering import SteeringInbox
+from hermes_tui.store.regular_files import read_regular_text
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
@@ -155,7 +155,6 @@ class Agent:
             meter=self.meter,
             emitter=self.events,
             memory_hooks=self.memory_hooks,
-            agent_id=uuid.uuid4().hex[:8],
             enabled=comp.enabled,
         )
         self._turn_lock = asyncio.Lock()
@@ -338,7 +337,7 @@ class Agent:
 
     def _soul(self) -> str:
         try:
-            return cap((self.home.root / "SOUL.md").read_text(encoding="utf-8", errors="replace"))
+            return cap(read_regular_text(self.home.root / "SOUL.md", errors="replace"))
         except OSError:
             return ""
 

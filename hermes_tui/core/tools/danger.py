@@ -420,3 +420,14 @@ def assess_command(command: str) -> tuple[str, ...]:
     if not isinstance(command, str):
         return ()
     return tuple(dict.fromkeys(_assess(command, 0)))
+
+
+def simple_commands(command: str) -> tuple[list[list[str]], list[str]]:
+    """Every simple command in `command` as its argv with wrappers (sudo, env, xargs ...) unwrapped,
+    and the targets of its output redirections. For callers that judge commands by what they run
+    (the checkpoint hook's read-only test); an empty argv list means nothing runs."""
+    if not isinstance(command, str):
+        return [], []
+    pipelines, targets = _parse(command)
+    argvs = [_unwrap(argv, []) for pipeline in pipelines for argv in pipeline]
+    return [argv for argv in argvs if argv], targets

@@ -30,6 +30,7 @@ from hermes_tui.core.tools.base import (
     param,
 )
 from hermes_tui.core.tools.danger import assess_command
+from hermes_tui.core.tools.read_only_commands import is_read_only
 
 DEFAULT_OUTPUT_HEAD_BYTES = 20_000
 DEFAULT_OUTPUT_TAIL_BYTES = 30_000
@@ -194,6 +195,7 @@ async def run_command(
 
 class TerminalTool(Tool):
     name = "terminal"
+    mutates_files = True
     description = (
         "Run a shell command with bash in the working folder and return its combined stdout and "
         "stderr with the exit code. The user approves each command first. Commands run without a "
@@ -213,6 +215,9 @@ class TerminalTool(Tool):
     ) -> None:
         self.output_head_bytes = output_head_bytes
         self.output_tail_bytes = output_tail_bytes
+
+    def may_change_files(self, args: dict[str, Any]) -> bool:
+        return not is_read_only(str(args.get("command") or ""))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command: str = args["command"]

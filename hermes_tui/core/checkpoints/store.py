@@ -172,6 +172,11 @@ class _Staged:
     left_out: tuple[str, ...]
     tip: tuple[str, str] | None  # (commit, tree) of the folder's ref before this staging
     stat: Stat = Stat()  # the staged tree against the tip's (for the first: every file)
+    commit: str | None = None  # the staged tree's commit, when one was asked for
+
+
+async def _nothing() -> None:
+    return None
 
 
 def folder_key(workdir: Path) -> str:
@@ -355,14 +360,18 @@ class ShadowStore:
         exclude = user_exclude_file(workdir)
         return ["-c", f"core.excludesFile={exclude}"] if exclude is not None else []
 
-    async def _stage(self, workdir: Path, key: str, caps: Caps, leave_out: Sequence[str]) -> _Staged:
+    async def _stage(
+        self, workdir: Path, key: str, caps: Caps, leave_out: Sequence[str], message: str | None = None
+    ) -> _Staged:
         """Bring the folder's index up to the folder's files (caps applied), write its tree, and compare
         it with the tip of the folder's ref.
 
         The file count is the index's entries plus the untracked files git lists (deleted files still
         count until the index forgets them: a slight over-count, never an under-count). Only new files
         are measured before `git add`; a tracked file that grew over the cap shows up in the comparison
-        with the tip and is taken out of the index again (its blob was written once, in vain).
+        with the tip and is taken out of the index again (its blob was written once, in vain). With a
+        `message`, the commit of the staged tree (parent: the tip) is written too — the tip itself when
+        nothing changed.
         """
         index = self.index(key)
         stale = index.with_name(index.name + ".lock")
@@ -402,8 +411,15 @@ class ShadowStore:
         )
         tree = (await self._git(["write-tree"], workdir=workdir, key=key)).text
         if tip is None:
-            return _Staged(tree, count, tuple(sorted(left_out)), None, Stat(files=count))
-        stat, changed = await self._numstat(tip[1], tree)
+            commit = await self._commit(tree, None, message) if message is not None else None
+            return _Staged(tree, count, tuple(sorted(left_out)), None, Stat(files=count), commit)
+        if tip[1] == tree:
+            return _Staged(tree, count, tuple(sorted(left_out)), tip, Stat(), tip[0])
+        measured, commit = await asyncio.gather(  # the commit is written while the change is measured
+            self._numstat(tip[1], tree),
+            self._commit(tree, tip[0], message) if message is not None else _nothing(),
+        )
+        stat, changed = measured
         grown = await self._over_cap(workdir, changed, caps)
         if grown:  # a tracked file grew over the cap: its new copy must not be kept, nor its old one stand in
             await self._git(
@@ -415,7 +431,17 @@ class ShadowStore:
             tree = (await self._git(["write-tree"], workdir=workdir, key=key)).text
             stat, _changed = await self._numstat(tip[1], tree)
             left_out = [*left_out, *grown]
-        return _Staged(tree, count, tuple(sorted(left_out)), tip, stat)
+            if tree == tip[1]:
+                commit = tip[0]
+            elif message is not None:
+                commit = await self._commit(tree, tip[0], message)
+        return _Staged(tree, count, tuple(sorted(left_out)), tip, stat, commit)
+
+    async def _commit(self, tree: str, parent: str | None, message: str) -> str:
+        args = ["commit-tree", tree, "-m", message]
+        if parent is not None:
+            args[2:2] = ["-p", parent]
+        return (await self._git(args)).text
 
     async def _over_cap(self, workdir: Path, paths: Sequence[str], caps: Caps) -> list[str]:
         if len(paths) >= _THREADED_STAT_FROM:
@@ -452,20 +478,15 @@ class ShadowStore:
         await self.ensure()
         key = folder_key(workdir)
         async with self._locks.hold(self._lock_file(key)):
-            staged = await self._stage(workdir, key, caps, leave_out)
+            staged = await self._stage(workdir, key, caps, leave_out, message)
             if staged.tree is None:
                 return Skipped(
                     f"No checkpoint: {workdir} holds more than {caps.max_files:,} files"
                     " ([checkpoints] max_files); file changes of this turn cannot be rolled back"
                 )
-            tip = staged.tip
-            if tip is not None and tip[1] == staged.tree:
-                commit = tip[0]
-            else:
-                args = ["commit-tree", staged.tree, "-m", message]
-                if tip is not None:
-                    args[2:2] = ["-p", tip[0]]
-                commit = (await self._git(args)).text
+            tip, commit = staged.tip, staged.commit
+            assert commit is not None
+            if tip is None or commit != tip[0]:
                 await self._git(["update-ref", self.ref(key), commit, tip[0] if tip else ""])
             self._touch(key, workdir, time.time() if now is None else now)
         return Snapshot(

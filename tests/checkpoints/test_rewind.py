@@ -135,3 +135,40 @@ async def test_one_checkpoint_per_turn_however_many_changes_and_none_for_read_on
         finally:
             await agent.close()
             await db.close()
+
+
+async def test_a_session_resumed_in_another_folder_keeps_each_folders_checkpoints_apart(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder in (first, second):
+        folder.mkdir()
+        (folder / "f.txt").write_text(f"{folder.name}\n", encoding="utf-8")
+    with FakeLLMServer() as server:
+        agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), cwd=first)
+        server.enqueue(Reply(tool_calls=[write_call("a", "f.txt", "changed in first\n")]), Reply(text="Done."))
+        try:
+            assert (await agent.run_conversation("change first")).completed
+            session = agent.session_id
+        finally:
+            await agent.close()
+            await db.close()
+        agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), cwd=second)
+        server.enqueue(Reply(tool_calls=[write_call("b", "f.txt", "changed in second\n")]), Reply(text="Done."))
+        try:
+            await agent.resume(session)
+            assert (await agent.run_conversation("change second")).completed
+            [only] = await agent.checkpoints.list_for_session()
+            assert only.turn == 2 and only.record.workdir == str(second.resolve())
+            assert not (await run_command(agent, "/rollback 1")).error
+        finally:
+            await agent.close()
+            await db.close()
+        agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), cwd=first)
+        try:
+            await agent.resume(session)
+            [mine] = await agent.checkpoints.list_for_session()
+            assert mine.turn == 1 and mine.available
+            assert not (await run_command(agent, "/rollback 1")).error
+        finally:
+            await agent.close()
+            await db.close()
+    assert (first / "f.txt").read_text() == "first\n" and (second / "f.txt").read_text() == "second\n"

@@ -224,8 +224,8 @@ class CheckpointManager:
     ) -> Checkpoint:
         """Record a snapshot for the live session; returns it as the conversation's newest checkpoint."""
         session_id = self._session_id()
-        records = await self._conversation_records()
-        seq = 1 + max((r.seq for r in records if r.session_id == session_id), default=0)
+        records = await self._lineage_records()
+        seq = 1 + max((r.seq for r in records if r.session_id == session_id), default=0)  # any folder's
         record = CheckpointRecord(
             seq=seq,
             session_id=session_id,
@@ -248,7 +248,7 @@ class CheckpointManager:
         else:
             self._unsaved.setdefault(session_id, []).append(record)
         records.append(record)
-        return Checkpoint(len(records), record)
+        return Checkpoint(len(await self._conversation_records()), record)
 
     # ------------------------------------------------------------------ reading
 
@@ -265,8 +265,8 @@ class CheckpointManager:
             chain.append(str(parent))
         return chain
 
-    async def _conversation_records(self) -> list[CheckpointRecord]:
-        """The conversation's records in this folder, oldest first (cached per live session)."""
+    async def _lineage_records(self) -> list[CheckpointRecord]:
+        """Every record of the conversation's sessions, whatever their folder (cached per live session)."""
         session_id = self._session_id()
         if self._conversation is not None and self._conversation[0] == session_id:
             return self._conversation[1]
@@ -275,10 +275,13 @@ class CheckpointManager:
             if self._db is not None:
                 records.extend(await load_session_records(self._db, sid))
             records.extend(self._unsaved.get(sid, []))
-        records = [r for r in records if r.workdir == str(self._cwd)]
-        records.sort(key=lambda r: (r.created_at, r.seq))
         self._conversation = (session_id, records)
         return records
+
+    async def _conversation_records(self) -> list[CheckpointRecord]:
+        """The conversation's records in this working folder, oldest first."""
+        records = [r for r in await self._lineage_records() if r.workdir == str(self._cwd)]
+        return sorted(records, key=lambda r: (r.created_at, r.seq))
 
     async def list_for_session(self) -> list[Checkpoint]:
         """The conversation's checkpoints in this folder, oldest (1) first."""

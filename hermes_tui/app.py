@@ -418,6 +418,23 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         if event.run_key:  # a self-review run ended: its leaf joins the Sessions tree
             await self.refresh_lineage()
 
+    @handles(ev.CheckpointTaken)
+    async def _show_checkpoint(self, event: ev.CheckpointTaken) -> None:
+        left_out = f", {event.left_out} over the size cap left out" if event.left_out else ""
+        self.main.review_log.add_entry(
+            "info",
+            f"Checkpoint {event.number} before turn #{event.turn}'s file changes ({event.files} files{left_out},"
+            f" {event.duration_s * 1000:.0f} ms) — /rollback {event.number} restores it",
+        )
+
+    @handles(ev.FilesRestored)
+    async def _show_files_restored(self, event: ev.FilesRestored) -> None:
+        self.main.review_log.add_entry(
+            "info",
+            f"Files restored to checkpoint {event.number}: {event.changed} set back, {event.removed} removed,"
+            f" {event.recreated} back — /rollback {event.undo_number} undoes it",
+        )
+
     async def _load_review_history(self) -> None:
         """Earlier self-review runs, so the Review log survives a restart."""
         from datetime import datetime

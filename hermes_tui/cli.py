@@ -10,7 +10,7 @@
                                                        a stored turn sent to another model, side by side
 
 Global flags (--home, --provider, --model, --base-url, --context-length, --resume, -c/--continue
-[TITLE], --yes) go
+[TITLE], --yes, --no-checkpoints) go
 before or after the command; one that does not apply to the command is an error, never ignored
 (GLOBAL_FLAGS says which command takes which). Everything a user can get wrong (flags, config,
 keys, home, a damaged state.db) ends as one line on stderr and exit code 2 — never a traceback.
@@ -69,6 +69,10 @@ GLOBAL_FLAGS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
         MODEL_COMMANDS,
     ),
     "--yes": ({"action": "store_true", "help": "approve shell commands without asking"}, MODEL_COMMANDS),
+    "--no-checkpoints": (
+        {"action": "store_true", "help": "take no snapshots of the working folder before file changes"},
+        MODEL_COMMANDS,
+    ),
 }
 
 
@@ -171,7 +175,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     """Settings overrides from the flags that set a setting (config.FLAG_SETTINGS)."""
-    from hermes_tui.config import FLAG_SETTINGS
+    from hermes_tui.config import FLAG_SETTINGS, NEGATING_FLAG_SETTINGS
 
     overrides: dict[str, Any] = {}
     for flag, dotted in FLAG_SETTINGS.items():
@@ -180,6 +184,10 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
             continue
         section, key = dotted.split(".")
         overrides.setdefault(section, {})[key] = value
+    for flag, dotted in NEGATING_FLAG_SETTINGS.items():
+        if getattr(args, _dest(flag), False) is True:
+            section, key = dotted.split(".")
+            overrides.setdefault(section, {})[key] = False
     return overrides
 
 

@@ -152,6 +152,30 @@ class TimeoutsSettings:
         return ""
 
 
+# --- [checkpoints] (issue 19): shadow-git snapshots of the working folder before the agent changes files
+
+
+@dataclass
+class CheckpointsSettings:
+    """Snapshots of the working folder in a shadow git store under the home (`core/checkpoints`)."""
+
+    enabled: bool = True  # off: no snapshots are taken (--no-checkpoints); /rollback still reads old ones
+    max_file_mb: float = 10.0  # files larger than this are left out of a snapshot
+    max_files: int = 50_000  # a folder with more files than this is not snapshotted (said in the Review log)
+    retention_days: int = 7  # snapshots older than this, and folders untouched as long, are pruned
+
+
+CHECKPOINT_NUMBER_RULES: dict[str, tuple[Callable[[float], bool], str]] = {
+    "checkpoints.max_file_mb": (lambda v: v > 0, "> 0 MB"),
+    "checkpoints.max_files": (lambda v: v >= 1, ">= 1"),
+    "checkpoints.retention_days": (lambda v: v >= 1, ">= 1"),
+}
+# Flags that turn a setting off (`--no-checkpoints` sets checkpoints.enabled = false).
+NEGATING_FLAG_SETTINGS: dict[str, str] = {"--no-checkpoints": "checkpoints.enabled"}
+
+# --- end [checkpoints]
+
+
 @dataclass
 class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
@@ -166,6 +190,7 @@ class Settings:
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     timeouts: TimeoutsSettings = field(default_factory=TimeoutsSettings)
     security: SecuritySettings = field(default_factory=SecuritySettings)
+    checkpoints: CheckpointsSettings = field(default_factory=CheckpointsSettings)
     # fallback providers/models and credential pools (top-level keys, see hermes_tui.config_chain)
     chain: ChainSettings = field(default_factory=ChainSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (checked by keymap_config)
@@ -294,6 +319,8 @@ NUMBER_RULES: dict[str, tuple[Callable[[float], bool], str]] = {
     "timeouts.first_byte": (lambda v: v >= 0, ">= 0 seconds (0 turns it off)"),
     "timeouts.idle": (lambda v: v >= 0, ">= 0 seconds (0 turns it off)"),
 }
+
+NUMBER_RULES.update(CHECKPOINT_NUMBER_RULES)
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "prompt_caching.cache_ttl": ("5m", "1h"),

@@ -121,7 +121,7 @@ def test_every_number_has_a_range_rule_and_the_defaults_pass_it() -> None:
 
     numbers = _numeric_settings()
     assert set(numbers) == set(NUMBER_RULES)
-    assert len(numbers) == 21
+    assert len(numbers) == 24  # 21 + the three of [checkpoints]
 
 
 def _toml_for(dotted: str, literal: str) -> str:

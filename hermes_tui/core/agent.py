@@ -4,9 +4,10 @@ Construction wires the parts together — the live session (`core.session.live.L
 one owner of the session's identity, messages, flush cursor and cached prompt), the context meter
 (with its look ahead, `core.session.outlook`), the compression orchestrator, the session moves,
 the steering inbox (`core.turn.steering`: /steer, /queue, /stop), the standing goal
-(`core.goals`) and the tool registry. After that the Agent only forwards: `run_conversation` runs
-one turn (`core.turn.runner.TurnRunner`), `next_turn` says what to send after it (a queued
-message, else the goal's continuation), the session commands move the live session,
+(`core.goals`), the checkpoints of the working folder (`core.checkpoints`) and the tool
+registry. After that the Agent only forwards: `run_conversation` runs one turn
+(`core.turn.runner.TurnRunner`), `next_turn` says what to send after it (a queued message, else
+the goal's continuation), the session commands move the live session,
 `budget`/`totals`/`lineage` answer what the UI shows, `close` ends it.
 """
 
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from hermes_tui.config import Home, Settings
 from hermes_tui.core import events as ev
+from hermes_tui.core.checkpoints.manager import CheckpointManager
 from hermes_tui.core.context.compressor import ContextCompressor
 from hermes_tui.core.context.windows import MINIMUM_CONTEXT_LENGTH, context_window
 from hermes_tui.core.emitter import Emitter
@@ -197,6 +199,15 @@ class Agent:
             current_title=lambda: self.session.title,
         )
         self.steering = SteeringInbox(self.events)
+        self.checkpoints = CheckpointManager(
+            settings=settings.checkpoints,
+            home_root=home.root,
+            cwd=self.cwd,
+            db=db,
+            emitter=self.events,
+            session_id=lambda: self.session.id,
+            messages=lambda: self.session.messages,
+        )
         self.goals = GoalKeeper(
             session=self.session, judge=lambda: self.aux_provider or self.provider, emitter=self.events
         )
@@ -300,6 +311,7 @@ class Agent:
             backoff_base=self.backoff_base,
             extras=self.learning,
             steering=self.steering,
+            checkpoints=self.checkpoints,
         )
 
     def _tool_services(self) -> dict[str, object]:
@@ -443,6 +455,7 @@ class Agent:
     async def close(self, end_reason: str = "cli_close") -> None:
         """Stop background work, end the live session (only if its row exists), release resources."""
         await self.learning.close()
+        await self.checkpoints.close()
         if self.session.row_created:
             self.memory_hooks.on_session_end(self.session.messages)
         await self.memory_hooks.shutdown()

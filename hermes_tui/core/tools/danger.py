@@ -529,3 +529,19 @@ def find_risks(command: str) -> tuple[Risk, ...]:
 def assess_command(command: str) -> tuple[str, ...]:
     """Reasons `command` is risky, most specific first per command, without duplicates."""
     return tuple(dict.fromkeys(reason for reason, _, _ in _hits(command)))
+
+
+def simple_commands(command: str) -> tuple[list[list[str]], list[str]]:
+    """Every simple command in `command` as its argv with wrappers (sudo, env, xargs ...) unwrapped,
+    and the targets of its output redirections. For callers that judge commands by what they run
+    (the checkpoint hook's read-only test); an empty argv list means nothing runs."""
+    if not isinstance(command, str):
+        return [], []
+    script = parse(Source(command))
+    argvs: list[list[str]] = []
+    for pipeline in script.pipelines:
+        for simple in pipeline:
+            words, _ = _unwrap(simple.argv, {}, [])
+            if words:
+                argvs.append([word.text for word in words])
+    return argvs, [target.text for _, target in script.redirects]

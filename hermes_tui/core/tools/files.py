@@ -160,6 +160,7 @@ def _refuse_write(verdict: PathVerdict) -> ToolResult | None:
 
 class WriteFileTool(Tool):
     name = "write_file"
+    mutates_files = True
     description = (
         "Create or overwrite a text file with the given content (UTF-8). Missing parent folders are "
         "created. The write is atomic: the file is either fully replaced or left as it was. " + _POLICY_NOTE

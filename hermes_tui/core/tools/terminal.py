@@ -32,6 +32,7 @@ from hermes_tui.core.tools.base import (
     param,
 )
 from hermes_tui.core.tools.danger import assess_command
+from hermes_tui.core.tools.read_only_commands import is_read_only
 from hermes_tui.core.tools.subprocess_env import tool_subprocess_env
 
 DEFAULT_OUTPUT_HEAD_BYTES = 20_000
@@ -204,6 +205,7 @@ async def run_command(
 
 class TerminalTool(Tool):
     name = "terminal"
+    mutates_files = True
     description = (
         "Run a shell command with bash in the working folder and return its combined stdout and "
         "stderr with the exit code. The user approves each command first. Commands run without a "
@@ -223,6 +225,9 @@ class TerminalTool(Tool):
     ) -> None:
         self.output_head_bytes = output_head_bytes
         self.output_tail_bytes = output_tail_bytes
+
+    def may_change_files(self, args: dict[str, Any]) -> bool:
+        return not is_read_only(str(args.get("command") or ""))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command: str = args["command"]

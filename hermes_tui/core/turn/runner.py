@@ -98,6 +98,7 @@ class TurnRunner:
         session = deps.session
         await session.ensure_row()
         deps.steering.begin_turn()
+        deps.checkpoints.begin_turn()  # one snapshot per turn, before its first file change
         state.messages = list(session.messages)
         if not session.todo.items:
             session.todo.hydrate_from_history(state.messages)

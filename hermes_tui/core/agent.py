@@ -4,9 +4,10 @@ Construction wires the parts together — the live session (`core.session.live.L
 one owner of the session's identity, messages, flush cursor and cached prompt), the context meter
 (with its look ahead, `core.session.outlook`), the compression orchestrator, the session moves,
 the steering inbox (`core.turn.steering`: /steer, /queue, /stop), the standing goal
-(`core.goals`) and the tool registry. After that the Agent only forwards: `run_conversation` runs
-one turn (`core.turn.runner.TurnRunner`), `next_turn` says what to send after it (a queued
-message, else the goal's continuation), the session commands move the live session,
+(`core.goals`), the checkpoints of the working folder (`core.checkpoints`) and the tool
+registry. After that the Agent only forwards: `run_conversation` runs one turn
+(`core.turn.runner.TurnRunner`), `next_turn` says what to send after it (a queued message, else
+the goal's continuation), the session commands move the live session,
 `budget`/`totals`/`lineage` answer what the UI shows, `permission_mode` is what tool calls may do
 unasked (`core.tools.permissions`, one `Permissions` for every turn), `close` ends it.
 """
@@ -15,12 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_tui.config import Home, Settings
 from hermes_tui.core import events as ev
+from hermes_tui.core.checkpoints.manager import CheckpointManager
 from hermes_tui.core.context.compressor import ContextCompressor
 from hermes_tui.core.context.windows import MINIMUM_CONTEXT_LENGTH, context_window
 from hermes_tui.core.emitter import Emitter
@@ -57,6 +58,7 @@ from hermes_tui.core.turn.result import TurnResult
 from hermes_tui.core.turn.runner import TurnRunner
 from hermes_tui.core.turn.steering import SteeringInbox
 from hermes_tui.core.turn_changes import TurnChangeLog
+from hermes_tui.store.regular_files import read_regular_text
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
@@ -161,7 +163,6 @@ class Agent:
             meter=self.meter,
             emitter=self.events,
             memory_hooks=self.memory_hooks,
-            agent_id=uuid.uuid4().hex[:8],
             enabled=comp.enabled,
         )
         self._turn_lock = asyncio.Lock()
@@ -204,6 +205,15 @@ class Agent:
             current_title=lambda: self.session.title,
         )
         self.steering = SteeringInbox(self.events)
+        self.checkpoints = CheckpointManager(
+            settings=settings.checkpoints,
+            home_root=home.root,
+            cwd=self.cwd,
+            db=db,
+            emitter=self.events,
+            session_id=lambda: self.session.id,
+            messages=lambda: self.session.messages,
+        )
         self.goals = GoalKeeper(
             session=self.session, judge=lambda: self.aux_provider or self.provider, emitter=self.events
         )
@@ -319,6 +329,7 @@ class Agent:
             backoff_base=self.backoff_base,
             extras=self.learning,
             steering=self.steering,
+            checkpoints=self.checkpoints,
         )
 
     def _tool_services(self) -> dict[str, object]:
@@ -357,7 +368,7 @@ class Agent:
 
     def _soul(self) -> str:
         try:
-            return cap((self.home.root / "SOUL.md").read_text(encoding="utf-8", errors="replace"))
+            return cap(read_regular_text(self.home.root / "SOUL.md", errors="replace"))
         except OSError:
             return ""
 
@@ -463,6 +474,7 @@ class Agent:
     async def close(self, end_reason: str = "cli_close") -> None:
         """Stop background work, end the live session (only if its row exists), release resources."""
         await self.learning.close()
+        await self.checkpoints.close()
         if self.session.row_created:
             self.memory_hooks.on_session_end(self.session.messages)
         await self.memory_hooks.shutdown()

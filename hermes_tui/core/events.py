@@ -283,6 +283,32 @@ class TurnFilesChanged(Event):
         return sum(change.removed for change in self.changes)
 
 
+@dataclass(frozen=True)
+class CheckpointTaken(Event):
+    """The working folder was snapshotted before this turn's first file change (`core/checkpoints`)."""
+
+    session_id: str
+    number: int  # what /rollback N takes
+    message_id: int | None  # the state.db id of the turn's user message
+    turn: int  # that message's number (#N, as /history counts)
+    files: int  # files in the snapshot
+    changed: int  # files that differ from the folder's previous snapshot
+    left_out: int = 0  # files over the size cap, not in the snapshot
+    duration_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class FilesRestored(Event):
+    """A rollback made the folder's files checkpoint `number`'s; `undo_number` undoes it."""
+
+    session_id: str
+    number: int
+    undo_number: int
+    changed: int  # files set back
+    removed: int  # files created after the checkpoint, deleted
+    recreated: int  # files deleted after the checkpoint, back
+
+
 EventSink = Callable[[Event], None]
 
 

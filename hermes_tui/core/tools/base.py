@@ -98,6 +98,11 @@ class Tool(ABC):
     parameters: dict[str, Any]
     mutates_files: bool = False  # it may create, change or delete files: a checkpoint is taken before it runs
 
+    def may_change_files(self, args: dict[str, Any]) -> bool:
+        """Whether this call (its checked arguments) may change files; a tool that can tell a call that
+        only reads (the terminal) narrows `mutates_files` here."""
+        return self.mutates_files
+
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema."""
         return {

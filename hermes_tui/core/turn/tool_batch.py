@@ -7,7 +7,9 @@ list, a multi-file V4A patch) makes the whole batch run sequentially. Each call 
 before it runs and `ToolCallFinished` when it ends (with the files the call changed, for the UI), and the
 results are appended to the conversation in call order. On Ctrl-C every running call is cancelled;
 the results that finished are kept and the turn answers the open calls (the runner's interrupt
-handling). After a /stop, calls not yet started are answered as not run.
+handling). After a /stop, calls not yet started are answered as not run. Before a batch with a call
+that may change files (`ToolRegistry.may_change_files`) runs, the turn's checkpoint is taken
+(`TurnDeps.checkpoints`, once per turn).
 """
 
 from __future__ import annotations
@@ -74,6 +76,14 @@ def can_run_together(calls: Sequence[StreamToolCall], cwd: Path) -> bool:
     return True
 
 
+async def _checkpoint_first(calls: Sequence[StreamToolCall], deps: TurnDeps, messages: list[Message]) -> None:
+    """Before the turn's first call that may change files, the working folder is snapshotted (once per
+    turn; nothing of this batch has run yet, so the snapshot is the folder as the turn found it)."""
+    checkpoints = deps.checkpoints
+    if checkpoints.wanted() and any(deps.tools.may_change_files(call.name, call.arguments) for call in calls):
+        await checkpoints.before_change(messages)
+
+
 def _tool_message(call: StreamToolCall, result: ToolResult) -> Message:
     return {"role": "tool", "content": result.content, "tool_call_id": call.id, "tool_name": call.name}
 
@@ -83,6 +93,7 @@ async def run_tool_calls(
 ) -> None:
     """Run `calls` (concurrently when safe) and append their results to `messages` in call order."""
     events = deps.events
+    await _checkpoint_first(calls, deps, messages)
 
     async def run_one(call: StreamToolCall) -> ToolResult:
         started = time.monotonic()

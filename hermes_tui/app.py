@@ -39,6 +39,7 @@ from textual import events
 from textual.app import App
 from textual.await_complete import AwaitComplete
 from textual.binding import BindingType
+from textual.driver import Driver
 from textual.message import Message
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
@@ -149,6 +150,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         cwd: Path | None = None,
     ) -> None:
         """`resume` opens a session by reference; `continue_title` ("" = the most recent) continues one."""
+        self._terminal_watch = terminal_watch.TerminalWatch()  # before App.__init__ asks get_driver_class
         super().__init__()
         self.home = home
         self.settings = settings
@@ -165,8 +167,6 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self._agent_closed = False
         self._stopping_for_signal = False
         self._stop_signals = stop_signals.StopSignals(self._on_stop_signal)
-        self._terminal_watch = terminal_watch.TerminalWatch()
-        self.driver_class = terminal_watch.guarded_driver(self.driver_class, self._terminal_watch)
         self.ready = asyncio.Event()
         self._lineage_sync: LineageSync | None = None
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
@@ -177,6 +177,10 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
 
     # ------------------------------------------------------------------ start-up
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, made safe for a terminal that goes away (`terminal_watch`)."""
+        return terminal_watch.guarded_driver(super().get_driver_class(), self._terminal_watch)
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(provider_label=f"{self.choice.provider}:{self.choice.model}", is_demo=self.choice.is_demo)

@@ -90,7 +90,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "rollback",
         "/rollback [N|diff N]",
-        "list the file checkpoints; restore one (undoable) or show what changed since",
+        "list file checkpoints; restore one (undoable) or diff it",
         rollback.rollback,
     ),
     Command("save", "/save [FILE]", "export this session to .json, .md or .jsonl (0600)", power.save),

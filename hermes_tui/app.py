@@ -19,8 +19,9 @@ queued message, or the standing goal's continuation. `/compress` shows its previ
 
 Ctrl-C ladder: text in the input -> clear it; a turn running -> interrupt it (the partial answer
 stays, marked interrupted, and is saved); idle -> a second Ctrl-C within 2 s quits. Ctrl-Q quits.
-SIGTERM and SIGHUP stop the app the same way: the turn is interrupted and saved, the session ends
-with the signal's reason, and the app exits 143 / 129 (`hermes_tui.stop_signals`).
+SIGINT, SIGTERM and SIGHUP stop the app the same way: the turn is interrupted and saved, the session
+ends with the signal's reason, and the app exits 130 / 143 / 129 (`hermes_tui.stop_signals`). A
+terminal that goes away (SIGHUP, a failed write) cannot keep the process alive: `terminal_watch`.
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ from textual import events
 from textual.app import App
 from textual.await_complete import AwaitComplete
 from textual.binding import BindingType
+from textual.driver import Driver
 from textual.message import Message
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
-from hermes_tui import stop_signals
+from hermes_tui import stop_signals, terminal_watch
 from hermes_tui.app_navigation import NavigationMixin
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
@@ -148,6 +150,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         cwd: Path | None = None,
     ) -> None:
         """`resume` opens a session by reference; `continue_title` ("" = the most recent) continues one."""
+        self._terminal_watch = terminal_watch.TerminalWatch()  # before App.__init__ asks get_driver_class
         super().__init__()
         self.home = home
         self.settings = settings
@@ -163,7 +166,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self._last_ctrl_c = 0.0
         self._agent_closed = False
         self._stopping_for_signal = False
-        self._stop_signals = stop_signals.StopSignals(self._on_stop_signal, (signal.SIGTERM, signal.SIGHUP))
+        self._stop_signals = stop_signals.StopSignals(self._on_stop_signal)
         self.ready = asyncio.Event()
         self._lineage_sync: LineageSync | None = None
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
@@ -174,6 +177,10 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
 
     # ------------------------------------------------------------------ start-up
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, made safe for a terminal that goes away (`terminal_watch`)."""
+        return terminal_watch.guarded_driver(super().get_driver_class(), self._terminal_watch)
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(provider_label=f"{self.choice.provider}:{self.choice.model}", is_demo=self.choice.is_demo)
@@ -196,6 +203,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self._saved_switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(LOOP_SWITCH_INTERVAL_S)  # worker threads hand the interpreter back sooner
         self._stop_signals.install()
+        if not self.is_headless:  # a real terminal (never under Pilot: the watchdog ends the process)
+            self._terminal_watch.install(on_gone=self._on_terminal_gone)
         self._apply_keymap(self.settings.keymap)
         self._restore_theme(self.home.root)
         if self.choice.is_demo:
@@ -412,6 +421,23 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self.main.review_log.add_entry(event.kind, event.text, detail=event.detail, key=event.run_key)
         if event.run_key:  # a self-review run ended: its leaf joins the Sessions tree
             await self.refresh_lineage()
+
+    @handles(ev.CheckpointTaken)
+    async def _show_checkpoint(self, event: ev.CheckpointTaken) -> None:
+        left_out = f", {event.left_out} over the size cap left out" if event.left_out else ""
+        self.main.review_log.add_entry(
+            "info",
+            f"Checkpoint {event.number} before turn #{event.turn}'s file changes ({event.files} files{left_out},"
+            f" {event.duration_s * 1000:.0f} ms) — /rollback {event.number} restores it",
+        )
+
+    @handles(ev.FilesRestored)
+    async def _show_files_restored(self, event: ev.FilesRestored) -> None:
+        self.main.review_log.add_entry(
+            "info",
+            f"Files restored to checkpoint {event.number}: {event.changed} set back, {event.removed} removed,"
+            f" {event.recreated} back — /rollback {event.undo_number} undoes it",
+        )
 
     async def _load_review_history(self) -> None:
         """Earlier self-review runs, so the Review log survives a restart."""
@@ -668,13 +694,19 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self.exit(0)
 
     def _on_stop_signal(self, signum: int) -> None:
-        """SIGTERM/SIGHUP: stop like Ctrl-C then quit — the partial answer is saved, the session ended."""
+        """SIGINT/SIGTERM/SIGHUP: stop like Ctrl-C then quit — the partial answer is saved, the session ended."""
+        self._terminal_watch.arm(signum)  # the process ends by the deadline, whatever the driver does
         if not self._stopping_for_signal:  # the first one; later signals wait for it
             self._stopping_for_signal = True
             self.call_later(self._stop_for_signal, signum)
 
+    def _on_terminal_gone(self) -> None:
+        """A write found the terminal gone (no SIGHUP came): stop as SIGHUP does."""
+        self._on_stop_signal(signal.SIGHUP)
+
     async def _stop_for_signal(self, signum: int) -> None:
         await self.shutdown_agent(stop_signals.end_reason(signum))
+        self._terminal_watch.saved()  # with the terminal gone, the watchdog ends the process now
         self.exit(return_code=stop_signals.exit_code(signum))
 
     async def shutdown_agent(self, end_reason: str = "tui_shutdown") -> None:
@@ -726,4 +758,5 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             sys.setswitchinterval(self._saved_switch_interval)
             self._saved_switch_interval = None
         await self.shutdown_agent()
+        self._terminal_watch.remove()
         self._stop_signals.remove()

@@ -10,7 +10,7 @@
                                                        a stored turn sent to another model, side by side
 
 Global flags (--home, --provider, --model, --base-url, --context-length, --resume, -c/--continue
-[TITLE], --yes) go
+[TITLE], --yes, --no-checkpoints) go
 before or after the command; one that does not apply to the command is an error, never ignored
 (GLOBAL_FLAGS says which command takes which). Everything a user can get wrong (flags, config,
 keys, home, a damaged state.db) ends as one line on stderr and exit code 2 — never a traceback.
@@ -69,6 +69,10 @@ GLOBAL_FLAGS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
         MODEL_COMMANDS,
     ),
     "--yes": ({"action": "store_true", "help": "approve shell commands without asking"}, MODEL_COMMANDS),
+    "--no-checkpoints": (
+        {"action": "store_true", "help": "take no snapshots of the working folder before file changes"},
+        MODEL_COMMANDS,
+    ),
 }
 
 
@@ -171,7 +175,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     """Settings overrides from the flags that set a setting (config.FLAG_SETTINGS)."""
-    from hermes_tui.config import FLAG_SETTINGS
+    from hermes_tui.config import FLAG_SETTINGS, NEGATING_FLAG_SETTINGS
 
     overrides: dict[str, Any] = {}
     for flag, dotted in FLAG_SETTINGS.items():
@@ -180,16 +184,25 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
             continue
         section, key = dotted.split(".")
         overrides.setdefault(section, {})[key] = value
+    for flag, dotted in NEGATING_FLAG_SETTINGS.items():
+        if getattr(args, _dest(flag), False) is True:
+            section, key = dotted.split(".")
+            overrides.setdefault(section, {})[key] = False
     return overrides
 
 
 def check_state_db(path: Path) -> None:
-    """A state.db that exists must be an SQLite file; a clear error otherwise."""
-    if not path.exists():
-        return
+    """A state.db that exists must be an SQLite file (and it and its -wal/-shm/-journal regular
+    files: a FIFO would block the open for ever); a clear error otherwise."""
+    from hermes_tui.store.regular_files import read_regular_head, sqlite_files_problem
+
+    problem = sqlite_files_problem(path)
+    if problem:
+        raise UsageError(f"{problem}; move it away (hermes-tui doctor reports it too)")
     try:
-        with path.open("rb") as fh:
-            header = fh.read(len(SQLITE_HEADER))
+        header = read_regular_head(path, len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     if header and header != SQLITE_HEADER:
@@ -236,11 +249,19 @@ def prepare(
     existed = home.root.is_dir()
     home.ensure()
     settings = load_settings(home, _overrides(args))
+    apply_redaction_setting(settings)
     choice = resolve_provider(settings)
     check_database_while(home.state_db, warm_up)
     if existed:  # after every fatal check: an error stays the only line
         _warn_if_home_is_open(home)
     return home, settings, choice
+
+
+def apply_redaction_setting(settings: Settings) -> None:
+    """Set the secret-redaction switch for this process, once, before anything is stored or printed."""
+    from hermes_tui.core.context.redact import set_redaction_enabled
+
+    set_redaction_enabled(settings.security.redact_secrets)
 
 
 def _importer(*modules: str) -> Callable[[], None]:
@@ -280,6 +301,10 @@ def _run_read_command(args: argparse.Namespace) -> int:
         raise UsageError("--limit must be at least 1")
     if args.command == "export" and args.output:
         _check_output_path(Path(args.output))
+    if args.command == "export":
+        from hermes_tui.config import load_settings
+
+        apply_redaction_setting(load_settings(home))  # the export masks secrets unless switched off
     if not home.state_db.exists():
         raise UsageError(f"no state.db in {home.root} yet — run hermes-tui once to create it")
 

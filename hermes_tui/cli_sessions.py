@@ -196,8 +196,9 @@ async def export_command(
     err: TextIO | None = None,
     read_only: bool = False,
 ) -> int:
-    """Write one session (or its lineage root -> tip) as md, json or jsonl."""
+    """Write one session (or its lineage root -> tip) as md, json or jsonl, secrets masked (unless switched off)."""
     # Imported here: `sessions` and `search` never load the exporter.
+    from hermes_tui.core.context.redact_records import redact_value
     from hermes_tui.store.export import EXPORT_FORMATS, build_export, render_json, render_jsonl, render_markdown
 
     if fmt not in EXPORT_FORMATS:
@@ -208,7 +209,7 @@ async def export_command(
         return _fail(err, str(exc))
     try:
         session_id = await db.resolve_session(session_ref, follow_tip=lineage)
-        document = await build_export(db, session_id, lineage=lineage)
+        document = redact_value(await build_export(db, session_id, lineage=lineage))
     except StoreError as exc:
         return _fail(err, str(exc))
     finally:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,8 +22,10 @@ from typing import Any, get_type_hints
 from hermes_tui.config_chain import KEYS as CHAIN_KEYS
 from hermes_tui.config_chain import ChainConfigError, ChainSettings, parse_chain
 from hermes_tui.store.file_modes import PRIVATE_DIR_MODE, looser_than, make_private_dir, permission_bits
+from hermes_tui.store.regular_files import FileTooLargeError, read_regular_bytes
 
 DEFAULT_HOME = "~/.hermes-tui"
+MAX_CONFIG_BYTES = 1 << 20  # config.toml is read whole; anything bigger is a mistake (or /dev/zero)
 PROVIDERS = ("demo", "openai", "anthropic")
 
 
@@ -116,6 +119,16 @@ class ToolsSettings:
     terminal_timeout: float = 120.0
     auto_approve: bool = False
     allow_paths: list[str] = field(default_factory=list)  # folders outside cwd the file tools use freely
+    permission_mode: str = "ask"  # ask | accept_edits | read_only | yolo (core/tools/permissions.py)
+    env_passthrough: list[str] = field(default_factory=list)  # credential-like variables shell commands still see
+    env_strip: list[str] = field(default_factory=list)  # more variables removed from shell commands' environment
+
+
+@dataclass
+class SecuritySettings:
+    # Mask secrets (API keys, tokens, passwords, private keys) in everything written or exported:
+    # state.db rows and records, titles, /save and `export` files, headless output. False = verbatim.
+    redact_secrets: bool = True
 
 
 @dataclass
@@ -140,6 +153,30 @@ class TimeoutsSettings:
         return ""
 
 
+# --- [checkpoints] (issue 19): shadow-git snapshots of the working folder before the agent changes files
+
+
+@dataclass
+class CheckpointsSettings:
+    """Snapshots of the working folder in a shadow git store under the home (`core/checkpoints`)."""
+
+    enabled: bool = True  # off: no snapshots are taken (--no-checkpoints); /rollback still reads old ones
+    max_file_mb: float = 10.0  # files larger than this are left out of a snapshot
+    max_files: int = 50_000  # a folder with more files than this is not snapshotted (said in the Review log)
+    retention_days: int = 7  # snapshots older than this, and folders untouched as long, are pruned
+
+
+CHECKPOINT_NUMBER_RULES: dict[str, tuple[Callable[[float], bool], str]] = {
+    "checkpoints.max_file_mb": (lambda v: v > 0, "> 0 MB"),
+    "checkpoints.max_files": (lambda v: v >= 1, ">= 1"),
+    "checkpoints.retention_days": (lambda v: v >= 1, ">= 1"),
+}
+# Flags that turn a setting off (`--no-checkpoints` sets checkpoints.enabled = false).
+NEGATING_FLAG_SETTINGS: dict[str, str] = {"--no-checkpoints": "checkpoints.enabled"}
+
+# --- end [checkpoints]
+
+
 @dataclass
 class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
@@ -153,6 +190,8 @@ class Settings:
     prompt_caching: PromptCachingSettings = field(default_factory=PromptCachingSettings)
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     timeouts: TimeoutsSettings = field(default_factory=TimeoutsSettings)
+    security: SecuritySettings = field(default_factory=SecuritySettings)
+    checkpoints: CheckpointsSettings = field(default_factory=CheckpointsSettings)
     # fallback providers/models and credential pools (top-level keys, see hermes_tui.config_chain)
     chain: ChainSettings = field(default_factory=ChainSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (checked by keymap_config)
@@ -245,7 +284,10 @@ _ENV_OVERRIDES: dict[str, str] = {
     "HERMES_TUI_MODEL": "model.name",
     "HERMES_TUI_BASE_URL": "model.base_url",
     "HERMES_TUI_CONTEXT_LENGTH": "model.context_length",
+    "HERMES_REDACT_SECRETS": "security.redact_secrets",  # Hermes's name for the switch
 }
+_ENV_TRUE = ("1", "true", "yes", "on")
+_ENV_FALSE = ("0", "false", "no", "off")
 
 # The smallest context window the agent accepts (the same figure as the core's
 # MINIMUM_CONTEXT_LENGTH; a test keeps them equal).
@@ -279,10 +321,14 @@ NUMBER_RULES: dict[str, tuple[Callable[[float], bool], str]] = {
     "timeouts.idle": (lambda v: v >= 0, ">= 0 seconds (0 turns it off)"),
 }
 
+NUMBER_RULES.update(CHECKPOINT_NUMBER_RULES)
+
 _CHOICES: dict[str, tuple[str, ...]] = {
     "prompt_caching.cache_ttl": ("5m", "1h"),
+    "tools.permission_mode": ("ask", "accept_edits", "read_only", "yolo"),
 }
 _URL_SETTINGS = ("model.base_url", "auxiliary.compression.base_url")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _Origins:
@@ -402,14 +448,37 @@ def _validate(settings: Settings, origins: _Origins) -> None:
                 f"{origins.label('tools.allow_paths')} entries must be absolute folder paths (starting with / or ~),"
                 f" got {entry!r}"
             )
+    _validate_env_lists(settings.tools, origins)
+
+
+def _validate_env_lists(tools: ToolsSettings, origins: _Origins) -> None:
+    """[tools] env_passthrough / env_strip: variable names, and no name in both."""
+    for key in ("env_passthrough", "env_strip"):
+        for name in getattr(tools, key):
+            if _ENV_NAME.fullmatch(name) is None:
+                raise ConfigError(
+                    f"{origins.label(f'tools.{key}')} entries must be environment variable names"
+                    f" (letters, digits and _), got {name!r}"
+                )
+    both = sorted(set(tools.env_passthrough) & set(tools.env_strip))
+    if both:
+        raise ConfigError(
+            f"{origins.label('tools.env_strip')}: {', '.join(both)} is also in 'tools.env_passthrough'; keep it in one"
+        )
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
-    """The parsed config.toml, {} when there is none; any problem reading it is one ConfigError line."""
+    """The parsed config.toml, {} when there is none; any problem reading it is one ConfigError line.
+
+    Only a regular file of at most MAX_CONFIG_BYTES is read (a FIFO, a device or /dev/zero behind
+    a symlink is refused before it is opened); nesting too deep for the parser is an error too.
+    """
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path, limit=MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return {}
+    except FileTooLargeError as exc:
+        raise ConfigError(f"{path}: {exc}; a config file is a few KB") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
@@ -420,6 +489,8 @@ def load_config_file(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
 
 
 def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -437,6 +508,11 @@ def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
                 value = int(raw.strip())
             except ValueError:
                 raise ConfigError(f"environment variable {var} must be an integer, got {raw!r}") from None
+        elif key == "redact_secrets":
+            word = raw.strip().lower()
+            if word not in _ENV_TRUE + _ENV_FALSE:
+                raise ConfigError(f"environment variable {var} must be true or false, got {raw!r}")
+            value = word in _ENV_TRUE
         layer.setdefault(section, {})[key] = value
         names[dotted] = var
     return layer, names

@@ -1,7 +1,8 @@
 """`hermes-tui doctor`: a health report of a home folder, and exit code 0 (healthy) or 1 (problems).
 
 Owns the file-mode checks (the home and memories folders 0700; state.db, its -wal and -shm and
-every memory file 0600; config.toml, which may hold API keys, 0600 as a warning) and the report:
+every memory file 0600; config.toml, which may hold API keys, 0600 as a warning), whether
+config.toml loads (a FIFO or device there, a file over 1 MB, bad TOML or a bad value), and the report:
 one line per finding, then a count. The database checks themselves (full integrity_check,
 schema version, both FTS indexes) live in `hermes_tui.store.check`; nothing here changes a file.
 """
@@ -9,12 +10,13 @@ schema version, both FTS indexes) live in `hermes_tui.store.check`; nothing here
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import TextIO
 
 from hermes_tui import exit_codes
-from hermes_tui.config import Home
+from hermes_tui.config import ConfigError, Home, load_settings
 from hermes_tui.store.check import OK, PROBLEM, WARNING, Finding, inspect_database
 from hermes_tui.store.file_modes import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, looser_than, permission_bits
 
@@ -61,9 +63,22 @@ def mode_findings(home: Home) -> list[Finding]:
     return findings
 
 
+def config_finding(home: Home) -> Finding:
+    """Whether config.toml loads as every command loads it (a FIFO, a device, a huge or unparsable
+    file, a bad value: the same one line the commands stop with)."""
+    if not os.path.lexists(home.config_file):
+        return Finding("config.toml", OK, "none (the defaults apply)")
+    try:
+        load_settings(home, env={})
+    except ConfigError as exc:
+        return Finding("config.toml", PROBLEM, str(exc))
+    return Finding("config.toml", OK, "loads and every value is valid")
+
+
 def diagnose(home: Home) -> list[Finding]:
-    """Every finding for `home`: file modes, then the database checks."""
+    """Every finding for `home`: file modes, config.toml, then the database checks."""
     findings = mode_findings(home)
+    findings.append(config_finding(home))
     if not home.state_db.exists():
         findings.append(Finding("state.db", OK, "none yet (created on the first run)"))
         return findings

@@ -7,10 +7,16 @@ The answer streams to stdout; status lines and tool activity go to stderr so the
 piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage).
 A /command that opens a screen in the TUI (/search, /compare, /inspect, /memory, /skills, /help)
 comes back from the core as an intent; this module alone turns it into text (`intent_text`).
-Shell commands ask on the terminal when stdin is one, are denied otherwise, or run unasked with
---yes. Ctrl-C, SIGTERM and SIGHUP interrupt the turn: the partial answer is kept in state.db, a
-running shell command's process group is killed, the session is ended with the signal's reason
-and we exit 128 + the signal number (130, 143, 129; `hermes_tui.stop_signals`).
+What is printed besides the streamed answer — tool activity, status lines, command output, the
+`--json` object — has its secrets masked, as state.db does (`[security] redact_secrets`).
+Shell commands (and file access that needs approval) ask on the terminal when stdin is one (a
+file change shows its diff first; "a" allows that exact command or file for the rest of the run),
+are denied otherwise, or run unasked with --yes (yolo mode). Every file a tool call changed is one
+`path +added −removed` line on stderr under the tool's line. Ctrl-C, SIGTERM and SIGHUP interrupt
+the turn: the partial answer is kept in state.db, a running shell command's process group is
+killed, the session is ended with the signal's reason and we exit 128 + the signal number (130,
+143, 129; `hermes_tui.stop_signals`); one line on stderr
+says what the turn left in state.db, as the flush recorded it (`what_was_saved`).
 Honest exits: only a turn that produced a real answer exits 0. Any other ending — an error, an
 empty or reasoning-only answer, a content filter or refusal, an exhausted length or iteration
 budget, a truncated tool call — exits 1 with the reason as one line on stderr, and `--json`
@@ -34,6 +40,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.context.redact import redact_sensitive_text
+from hermes_tui.core.context.redact_records import redact_json_text, redact_value
 from hermes_tui.exit_codes import FAILED as EXIT_FAILED
 from hermes_tui.exit_codes import INTERRUPTED as EXIT_INTERRUPTED
 from hermes_tui.exit_codes import OK as EXIT_OK
@@ -44,6 +52,7 @@ from hermes_tui.text_safety import approval_view, dumps_for_terminal, visible
 if TYPE_CHECKING:
     from hermes_tui.core.agent import Agent
     from hermes_tui.core.commands import CommandResult, Intent
+    from hermes_tui.core.tools.file_diff import FileChange
 
 
 class HeadlessPrinter:
@@ -68,11 +77,16 @@ class HeadlessPrinter:
                 self.out.flush()
                 self.wrote_text = False
         elif isinstance(event, ev.ToolCallStarted):
-            self._line(f"⚙ {event.name} {_short_args(event.arguments)}")
+            self._line(f"⚙ {event.name} {_short_args(redact_json_text(event.arguments))}")  # masked before cut
         elif isinstance(event, ev.ToolCallFinished):
             mark = "✗" if event.is_error else "✓"
-            detail = f": {event.result.splitlines()[0][:120]}" if event.is_error and event.result else ""
+            result = redact_sensitive_text(event.result) if event.is_error and event.result else ""
+            detail = f": {result.splitlines()[0][:120]}" if result else ""
             self._line(f"  {mark} {event.name} ({event.duration_s:.2f}s){detail}")
+            for change in event.changes:
+                self._line(f"    {change.summary}")
+        elif isinstance(event, ev.PermissionModeChanged):
+            self._line(f"permission mode: {event.label or event.mode}")
         elif isinstance(event, (ev.Status, ev.Warning)):
             self._line(event.text)
         elif isinstance(event, ev.SessionRotated) and event.reason == "compression":
@@ -84,7 +98,7 @@ class HeadlessPrinter:
             self.out.write("\n")
             self.out.flush()
             self.wrote_text = False
-        print(visible(text), file=self.err, flush=True)
+        print(visible(redact_sensitive_text(text)), file=self.err, flush=True)
 
 
 def _short_args(arguments: str, limit: int = 80) -> str:
@@ -96,19 +110,40 @@ def _short_args(arguments: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def terminal_approver(stdin: TextIO, err: TextIO) -> Any:
-    """Ask y/N on the terminal (stdin must be a TTY)."""
-    from hermes_tui.core.tools.base import ApprovalRequest
+APPROVAL_DIFF_LINES = 80
 
-    async def approve(request: ApprovalRequest) -> bool:
+
+def _print_change(change: FileChange, err: TextIO) -> None:
+    """The diff a file change would make, before its approval question (long ones cut)."""
+    print(f"\n{visible(change.summary)}", file=err)
+    lines = (change.unified or "").splitlines()
+    for line in lines[:APPROVAL_DIFF_LINES]:
+        print(visible(line), file=err)
+    if len(lines) > APPROVAL_DIFF_LINES:
+        print(f"… {len(lines) - APPROVAL_DIFF_LINES:,} more diff lines", file=err)
+
+
+def terminal_approver(stdin: TextIO, err: TextIO) -> Any:
+    """Ask on the terminal (stdin must be a TTY): y allows once, a for the rest of the run, anything else denies."""
+    from hermes_tui.core.tools.base import ApprovalRequest
+    from hermes_tui.core.tools.permissions import ApprovalAnswer
+
+    async def approve(request: ApprovalRequest) -> ApprovalAnswer:
         risk = visible(f" — risky: {', '.join(request.reasons)}") if request.reasons else ""
         shown = approval_view(request.command)
         if shown.has_hidden:
             print(f"\n⚠ {shown.warning()}", file=err, flush=True)
-        prompt = f"\nRun `{shown.text}` in {visible(request.cwd)}?{risk} [y/N] "
-        print(prompt, end="", file=err, flush=True)
-        answer = await asyncio.to_thread(stdin.readline)
-        return answer.strip().lower() in ("y", "yes")
+        if request.change is not None:
+            _print_change(request.change, err)
+        question = f"Run `{shown.text}` in {visible(request.cwd)}?" if request.tool == "terminal" else f"{shown.text}?"
+        always = f" (a: allow {request.session_scope} for the rest of this run)" if request.session_scope else ""
+        print(f"\n{question}{risk}{always} [y/N] ", end="", file=err, flush=True)
+        answer = (await asyncio.to_thread(stdin.readline)).strip().lower()
+        if answer in ("y", "yes"):
+            return ApprovalAnswer.ONCE
+        if answer in ("a", "always") and request.session_scope:
+            return ApprovalAnswer.SESSION
+        return ApprovalAnswer.DENY
 
     return approve
 
@@ -197,16 +232,18 @@ async def _run_with_signals(
         if is_command(prompt):
             outcome = await headless_command(agent, prompt)
             if outcome.output:
-                print(visible(outcome.output), file=sys.stderr if args.json else sys.stdout)
+                print(visible(redact_sensitive_text(outcome.output)), file=sys.stderr if args.json else sys.stdout)
             if args.json:
                 print(
                     json.dumps(
-                        {
-                            "command": prompt,
-                            "output": outcome.output,
-                            "error": outcome.error,
-                            "session_id": agent.session_id,
-                        }
+                        redact_value(
+                            {
+                                "command": prompt,
+                                "output": outcome.output,
+                                "error": outcome.error,
+                                "session_id": agent.session_id,
+                            }
+                        )
                     )
                 )
             if outcome.send is None:
@@ -227,17 +264,17 @@ async def _run_with_signals(
             payload = result.as_json()
             payload["failed"] = reason is not None
             payload["error"] = reason
-            print(dumps_for_terminal(payload))
+            print(dumps_for_terminal(redact_value(payload)))
         elif result.final_response and not printer.stream_answer:
             print(visible(result.final_response))
         if result.interrupted:
             cause = "interrupted" if stopper.signum is None else f"stopped by {signal.Signals(stopper.signum).name}"
-            print(f"[{cause} — partial answer saved in session {result.session_id}]", file=sys.stderr)
+            print(f"[{cause} — {what_was_saved(result)}]", file=sys.stderr)
             return signals.exit_code or EXIT_INTERRUPTED
         if reason is not None:
             line = " ".join(reason.split())
             if line not in printer.printed:
-                print(f"hermes-tui: {visible(line)}", file=sys.stderr)
+                print(f"hermes-tui: {visible(redact_sensitive_text(line))}", file=sys.stderr)
             return signals.exit_code or EXIT_FAILED
         return signals.exit_code or EXIT_OK
     finally:
@@ -290,6 +327,24 @@ async def intent_text(agent: Agent, intent: Intent) -> str:
         case ShowHelp():
             return help_text()
     raise AssertionError(f"no headless text for {intent!r}")
+
+
+def what_was_saved(result: Any) -> str:
+    """What an interrupted turn left in state.db, as the flush recorded it (a stored message has a row id)."""
+    messages = list(result.messages or [])
+    starts = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
+    turn = messages[starts:]
+    where = f"session {result.session_id}"
+    if not turn:
+        return f"the turn had not started; nothing of it was saved in {where}"
+    if any("_db_id" not in m for m in turn):
+        return f"not everything could be saved to state.db (see the warning above); {where}"
+    last = turn[-1]
+    if last.get("role") == "assistant" and last.get("content"):
+        if last.get("finish_reason") == "interrupted":
+            return f"partial answer saved in {where}"
+        return f"the answer had arrived in full and is saved in {where}"
+    return f"the turn so far is saved in {where}; no answer was streaming"
 
 
 async def _interruptible_turn(agent: Any, prompt: str, stopper: _TurnStopper) -> Any:

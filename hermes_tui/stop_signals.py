@@ -7,7 +7,8 @@ flushed to state.db. Then the session is ended with the signal's end reason and 
 with 128 + the signal number, as shells report it (`hermes_tui.exit_codes.for_signal`).
 
 `StopSignals` installs the handlers on the running event loop and remembers the first signal;
-each front-end decides what a signal stops (headless: the turn task; the TUI: the app).
+each front-end decides what a signal stops (headless: the turn task; the TUI: the app, with a
+hang guard for a terminal that went away: `hermes_tui.terminal_watch`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,9 @@ commands all use them):
   obeyed. The mapping is per character, hence `visible(a + b) == visible(a) + visible(b)`: a
   sequence split across two streamed deltas can never be completed by the second one.
   `approval_view` is the strict form for a command the user is asked to approve: every control
-  and format character is shown, and the caller is told which were found.
+  and format character is shown, the caller is told which were found, and where each escape
+  sits (`view_offset` maps an offset in the command to one in the shown text, so a span the
+  risk check flagged can be highlighted in place).
 * `json_for_terminal` makes already-dumped JSON (`ensure_ascii=False`) printable the same way,
   writing the few characters `json.dumps` leaves raw (DEL, C1, bidi controls, line and paragraph
   separators, lone surrogates) as `\\uXXXX` escapes: the same JSON value, nothing live.
@@ -24,6 +26,7 @@ commands all use them):
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import unicodedata
@@ -129,10 +132,19 @@ class ApprovalView:
 
     text: str  # every control and format character shown as its escape
     hidden: tuple[tuple[str, int], ...]  # (name, count) of each kind found, in order of first appearance
+    escapes: tuple[tuple[int, int, int], ...] = ()  # (offset in the command, offset in `text`, length) of each escape
 
     @property
     def has_hidden(self) -> bool:
         return bool(self.hidden)
+
+    def view_offset(self, offset: int) -> int:
+        """Where character `offset` of the command is in `text` (an escape is longer than what it stands for)."""
+        index = bisect.bisect_left(self.escapes, (offset,))
+        if index == 0:
+            return offset
+        before, shown, length = self.escapes[index - 1]
+        return shown + length + (offset - before - 1)
 
     def warning(self) -> str:
         """The flag line, or "" when the command is plain text."""
@@ -159,14 +171,20 @@ def approval_view(command: str) -> ApprovalView:
     """
     counts: dict[str, int] = {}
     parts: list[str] = []
-    for ch in command:
+    escapes: list[tuple[int, int, int]] = []
+    shown = 0  # length of the text so far
+    for offset, ch in enumerate(command):
         if ch.isprintable() or not _hidden_in_approval(ch):
             parts.append(ch)
+            shown += 1
             continue
         name = control_name(ch)
         counts[name] = counts.get(name, 0) + 1
-        parts.append(escape_char(ch))
-    return ApprovalView("".join(parts), tuple(counts.items()))
+        escaped = escape_char(ch)
+        parts.append(escaped)
+        escapes.append((offset, shown, len(escaped)))
+        shown += len(escaped)
+    return ApprovalView("".join(parts), tuple(counts.items()), tuple(escapes))
 
 
 def json_for_terminal(dumped: str) -> str:

@@ -7,8 +7,9 @@ The tree's keys post `LineageTree.ActionRequested(action, session_id)`; this mix
 - branch (b): the same as `/resume` of that session then `/branch` (the Agent's session moves).
 - export (e): `/save`'s export (`core.commands.export_session`) to hermes-<id>.json in the cwd.
 - copy id (c): the id to the clipboard (`App.copy_to_clipboard`) and a notice.
-- archive (a): flips `sessions.archived` (Hermes's own flag: archived sessions leave its listings);
-  the tree hides archived sessions until Shift+A shows them.
+- archive (a): `ArchiveScreen` asks first, then sets `sessions.archived` (Hermes's own flag:
+  archived sessions leave its listings); the tree hides archived sessions until Shift+A shows
+  them, and a on an archived session unarchives it at once.
 - delete (d, Del): `DeleteScreen` says what goes and what happens to the children, then
   `SessionDB.delete_session`: its messages go, its children stay and become top-level sessions
   (their parent link is cleared, as pruning does). The session you are in is refused.
@@ -65,6 +66,15 @@ def delete_lines(node: LineageNode, children: list[LineageNode]) -> list[str]:
     if any(child.edge == EDGE_COMPRESSION for child in children):
         lines.append("A continuation keeps its summary; the messages it summarised go with this session.")
     return lines
+
+
+def archive_lines(node: LineageNode) -> list[str]:
+    """What the archive dialog says: where the session goes, that nothing is lost, how to bring it back."""
+    return [
+        f"Archive “{session_name(node)}” ({node.id})?",
+        "It leaves the Sessions tree and Hermes's session lists; nothing is deleted.",
+        "Shift+A shows archived sessions; a on one of them unarchives it.",
+    ]
 
 
 class TreeActionsMixin:
@@ -200,7 +210,18 @@ class TreeActionsMixin:
     # ------------------------------------------------------------------ archive
 
     def _toggle_archive(self, node: LineageNode) -> None:
-        self.run_worker(self._set_archived(node, not node.archived), group="tree-action")
+        """Unarchive at once; archive only once the user says yes (a stray "a" must not hide a session)."""
+        from hermes_tui.screens.tree_dialogs import ArchiveScreen
+
+        if node.archived:
+            self.run_worker(self._set_archived(node, False), group="tree-action")
+            return
+
+        def confirmed(agreed: bool | None) -> None:
+            if agreed:
+                self.run_worker(self._set_archived(node, True), group="tree-action")
+
+        self.push_screen(ArchiveScreen(archive_lines(node)), callback=confirmed)
 
     async def _set_archived(self, node: LineageNode, archived: bool) -> None:
         assert self.db is not None

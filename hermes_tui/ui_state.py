@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from hermes_tui.store.file_modes import write_private_text
+from hermes_tui.store.regular_files import read_regular_text
 
 STATE_FILE = "tui_state.json"
 THEME_KEY = "theme"
+MAX_STATE_BYTES = 1 << 20  # a few choices; anything larger is not ours
 
 
 def state_path(home_root: Path) -> Path:
@@ -26,8 +28,8 @@ def state_path(home_root: Path) -> Path:
 def load_ui_state(home_root: Path) -> dict[str, Any]:
     """The saved state ({} when there is none or it cannot be read)."""
     try:
-        data = json.loads(state_path(home_root).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_regular_text(state_path(home_root), limit=MAX_STATE_BYTES))
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -240,6 +240,16 @@ class _Handler(BaseHTTPRequestHandler):
         """Wait `seconds`; True when the server is stopping (the caller should give up)."""
         return self.server.fake.stopping.wait(seconds)
 
+    def _pause(self, step: Hang) -> bool:
+        """A Hang's pause: until `seconds` pass or its `release` is set; True when the server is stopping."""
+        if step.release is None:
+            return self._wait(step.seconds)
+        deadline = time.monotonic() + step.seconds
+        while not step.release.wait(0.01) and time.monotonic() < deadline:
+            if self.server.fake.stopping.is_set():
+                return True
+        return self.server.fake.stopping.is_set()
+
     def _stream(self, step: Step, anthropic: bool, model: str, include_usage: bool) -> None:
         reply = step.reply if isinstance(step, (StreamError, Disconnect, Hang, Reset)) else step
         assert isinstance(reply, Reply), f"not a streamable step: {step!r}"
@@ -262,7 +272,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._abort()
                 return
             self._chunk(event)
-            if position == hang_after and self._wait(step.seconds):  # type: ignore[union-attr]
+            if position == hang_after and self._pause(step):  # type: ignore[arg-type]
                 self._abort()
                 return
         if isinstance(step, Disconnect):

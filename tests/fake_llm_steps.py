@@ -9,6 +9,7 @@ HTML) responses. `ByProtocol` picks a different step for the OpenAI and the Anth
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,11 +73,16 @@ class Disconnect:
 
 @dataclass
 class Hang:
-    """Send a first text delta, then wait up to `seconds` (released when the server stops)."""
+    """Send a first text delta, then wait up to `seconds` (released when the server stops).
+
+    With `release`, the pause also ends as soon as the test sets that event; the stream then
+    completes normally (the rest of `reply`, the finish reason, the closing event).
+    """
 
     seconds: float
     first_text: str = "thinking about it"
     reply: Reply = field(default_factory=lambda: Reply(text=" and done"))
+    release: threading.Event | None = None
 
 
 @dataclass

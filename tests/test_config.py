@@ -38,6 +38,21 @@ def test_precedence_flag_over_env_over_file(tmp_path: Path) -> None:
     assert s.model.base_url == "http://file"  # file beats default
 
 
+@pytest.mark.parametrize(
+    ("toml", "env", "redact"),
+    [
+        ("", {}, True),  # on by default
+        ("[security]\nredact_secrets = false\n", {}, False),
+        ("[security]\nredact_secrets = false\n", {"HERMES_REDACT_SECRETS": "true"}, True),  # env beats file
+        ("", {"HERMES_REDACT_SECRETS": "0"}, False),  # Hermes's variable and its words
+        ("", {"HERMES_REDACT_SECRETS": " Off "}, False),
+        ("", {"HERMES_REDACT_SECRETS": "yes"}, True),
+    ],
+)
+def test_secret_redaction_setting_from_file_and_environment(tmp_path: Path, toml: str, env: dict, redact: bool) -> None:
+    assert load_settings(_home(tmp_path, toml), env=env).security.redact_secrets is redact
+
+
 def test_home_from_flag_env_default(tmp_path: Path) -> None:
     assert resolve_home("/x/flag", {"HERMES_TUI_HOME": "/x/env"}).root == Path("/x/flag")
     assert resolve_home(None, {"HERMES_TUI_HOME": "/x/env"}).root == Path("/x/env")
@@ -53,6 +68,7 @@ def test_home_from_flag_env_default(tmp_path: Path) -> None:
         ("compression = 3\n", "'compression' must be a table"),
         ("[compression]\nthreshold = 1.5\n", "'compression.threshold' must be in (0, 1]"),
         ("[prompt_caching]\ncache_ttl = '2h'\n", "cache_ttl"),
+        ("[security]\nredact_secrets = 'no'\n", "'security.redact_secrets' must be a boolean"),
     ],
 )
 def test_wrong_config_is_a_clear_error(tmp_path: Path, toml: str, needle: str) -> None:
@@ -105,7 +121,7 @@ def test_every_number_has_a_range_rule_and_the_defaults_pass_it() -> None:
 
     numbers = _numeric_settings()
     assert set(numbers) == set(NUMBER_RULES)
-    assert len(numbers) == 21
+    assert len(numbers) == 24  # 21 + the three of [checkpoints]
 
 
 def _toml_for(dotted: str, literal: str) -> str:
@@ -171,6 +187,7 @@ def test_non_finite_numbers_are_refused(tmp_path: Path, literal: str) -> None:
         ),
         ({"HERMES_TUI_CONTEXT_LENGTH": "lots"}, "environment variable HERMES_TUI_CONTEXT_LENGTH must be an integer"),
         ({"HERMES_TUI_PROVIDER": "gemini"}, "environment variable HERMES_TUI_PROVIDER: unknown provider 'gemini'"),
+        ({"HERMES_REDACT_SECRETS": "maybe"}, "environment variable HERMES_REDACT_SECRETS must be true or false"),
         (
             {"HERMES_TUI_BASE_URL": "localhost:11434"},
             "environment variable HERMES_TUI_BASE_URL must be an http:// or https:// URL, got 'localhost:11434'",
@@ -228,7 +245,7 @@ def test_a_config_file_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
     home.config_file.mkdir()
     with pytest.raises(ConfigError) as info:
         load_settings(home, env={})
-    assert str(info.value) == f"{home.config_file}: cannot read: Is a directory"
+    assert str(info.value) == f"{home.config_file}: cannot read: is a directory, not a regular file"
 
 
 def test_auxiliary_provider_is_checked_with_its_source(tmp_path: Path) -> None:

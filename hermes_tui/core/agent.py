@@ -4,22 +4,24 @@ Construction wires the parts together — the live session (`core.session.live.L
 one owner of the session's identity, messages, flush cursor and cached prompt), the context meter
 (with its look ahead, `core.session.outlook`), the compression orchestrator, the session moves,
 the steering inbox (`core.turn.steering`: /steer, /queue, /stop), the standing goal
-(`core.goals`) and the tool registry. After that the Agent only forwards: `run_conversation` runs
-one turn (`core.turn.runner.TurnRunner`), `next_turn` says what to send after it (a queued
-message, else the goal's continuation), the session commands move the live session,
-`budget`/`totals`/`lineage` answer what the UI shows, `close` ends it.
+(`core.goals`), the checkpoints of the working folder (`core.checkpoints`) and the tool
+registry. After that the Agent only forwards: `run_conversation` runs one turn
+(`core.turn.runner.TurnRunner`), `next_turn` says what to send after it (a queued message, else
+the goal's continuation), the session commands move the live session,
+`budget`/`totals`/`lineage` answer what the UI shows, `permission_mode` is what tool calls may do
+unasked (`core.tools.permissions`, one `Permissions` for every turn), `close` ends it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_tui.config import Home, Settings
 from hermes_tui.core import events as ev
+from hermes_tui.core.checkpoints.manager import CheckpointManager
 from hermes_tui.core.context.compressor import ContextCompressor
 from hermes_tui.core.context.cooldown_store import CooldownKeeper
 from hermes_tui.core.context.window_probe import CACHE_FILE_NAME, WindowCache, WindowDetector, should_ask
@@ -51,11 +53,14 @@ from hermes_tui.core.skills.catalog import available_skills_block
 from hermes_tui.core.skills.manage import SkillManager
 from hermes_tui.core.tools.base import Approver, FunctionTool, ToolContext
 from hermes_tui.core.tools.defaults import default_registry
+from hermes_tui.core.tools.permissions import PermissionMode, Permissions, initial_mode
 from hermes_tui.core.tools.registry import ToolRegistry
 from hermes_tui.core.turn.deps import TurnDeps
 from hermes_tui.core.turn.result import TurnResult
 from hermes_tui.core.turn.runner import TurnRunner
 from hermes_tui.core.turn.steering import SteeringInbox
+from hermes_tui.core.turn_changes import TurnChangeLog
+from hermes_tui.store.regular_files import read_regular_text
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
@@ -96,7 +101,10 @@ class Agent:
         self.cwd = (cwd or Path.cwd()).resolve()
         self.registry = registry or default_registry()
         self.backoff_base = backoff_base
-        self.events = Emitter(sink)
+        self.events = Emitter(TurnChangeLog(sink))  # + one TurnFilesChanged per turn that changed files
+        self.permissions = Permissions(
+            initial_mode(settings.tools.permission_mode, settings.tools.auto_approve), on_change=self._mode_changed
+        )
 
         window, known = context_window(provider.model, settings.model.context_length)
         # the provider answering now, its fallbacks and key pools (core/providers/chain.py)
@@ -158,7 +166,6 @@ class Agent:
             meter=self.meter,
             emitter=self.events,
             memory_hooks=self.memory_hooks,
-            agent_id=uuid.uuid4().hex[:8],
             enabled=comp.enabled,
         )
         self._turn_lock = asyncio.Lock()
@@ -203,6 +210,15 @@ class Agent:
             current_title=lambda: self.session.title,
         )
         self.steering = SteeringInbox(self.events)
+        self.checkpoints = CheckpointManager(
+            settings=settings.checkpoints,
+            home_root=home.root,
+            cwd=self.cwd,
+            db=db,
+            emitter=self.events,
+            session_id=lambda: self.session.id,
+            messages=lambda: self.session.messages,
+        )
         self.goals = GoalKeeper(
             session=self.session, judge=lambda: self.aux_provider or self.provider, emitter=self.events
         )
@@ -291,6 +307,18 @@ class Agent:
             )
 
     @property
+    def permission_mode(self) -> PermissionMode:
+        """What tool calls may do without asking (`core.tools.permissions`); setting it emits PermissionModeChanged."""
+        return self.permissions.mode
+
+    @permission_mode.setter
+    def permission_mode(self, mode: PermissionMode) -> None:
+        self.permissions.set_mode(mode)
+
+    def _mode_changed(self, mode: PermissionMode, previous: PermissionMode) -> None:
+        self.events.emit(ev.PermissionModeChanged(mode.value, previous.value, mode.label))
+
+    @property
     def busy(self) -> bool:
         """A turn is running."""
         return self._turn_lock.locked()
@@ -357,6 +385,7 @@ class Agent:
             backoff_base=self.backoff_base,
             extras=self.learning,
             steering=self.steering,
+            checkpoints=self.checkpoints,
         )
 
     def _tool_services(self) -> dict[str, object]:
@@ -371,6 +400,7 @@ class Agent:
             session_id=self.session.id,
             services=self._tool_services(),
             home=self.home.root,
+            permissions=self.permissions,
         )
 
     def _external_memory_provider(self) -> MemoryProvider | None:
@@ -394,7 +424,7 @@ class Agent:
 
     def _soul(self) -> str:
         try:
-            return cap((self.home.root / "SOUL.md").read_text(encoding="utf-8", errors="replace"))
+            return cap(read_regular_text(self.home.root / "SOUL.md", errors="replace"))
         except OSError:
             return ""
 
@@ -509,6 +539,7 @@ class Agent:
     async def close(self, end_reason: str = "cli_close") -> None:
         """Stop background work, end the live session (only if its row exists), release resources."""
         await self.learning.close()
+        await self.checkpoints.close()
         if self._window_detector is not None:
             await self._window_detector.aclose()
         if self.cooldowns is not None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hermes_tui.core.tools.file_diff import FileChange
 from hermes_tui.core.turn.result import TurnResult
 
 
@@ -61,11 +62,14 @@ class ToolCallStarted(Event):
 
 @dataclass(frozen=True)
 class ToolCallFinished(Event):
+    """A tool call ended; `changes` are the files it changed (write_file, patch: diff and +/− counts)."""
+
     call_id: str
     name: str
     result: str
     is_error: bool
     duration_s: float
+    changes: tuple[FileChange, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -239,6 +243,70 @@ class GoalChanged(Event):
     turns_used: int = 0
     max_turns: int = 0
     reason: str = ""  # the judge's reason or why the loop paused
+
+
+@dataclass(frozen=True)
+class PermissionModeChanged(Event):
+    """The permission mode changed (/mode, /yolo, Shift+Tab): "ask", "accept_edits", "read_only" or "yolo"."""
+
+    mode: str
+    previous: str
+    label: str = ""  # how to name it to a person ("read-only (plan)")
+
+
+@dataclass(frozen=True)
+class TurnFilesChanged(Event):
+    """The files a turn changed, emitted just before its TurnFinished (only when it changed any).
+
+    `changes` holds every change in order (a file edited twice appears twice); `files` is one
+    entry per path, first-change order, with the +/− counts of its changes added up.
+    """
+
+    session_id: str
+    changes: tuple[FileChange, ...]
+
+    @property
+    def files(self) -> tuple[tuple[str, int, int], ...]:
+        totals: dict[str, list[int]] = {}
+        for change in self.changes:
+            counts = totals.setdefault(change.path, [0, 0])
+            counts[0] += change.added
+            counts[1] += change.removed
+        return tuple((path, added, removed) for path, (added, removed) in totals.items())
+
+    @property
+    def added(self) -> int:
+        return sum(change.added for change in self.changes)
+
+    @property
+    def removed(self) -> int:
+        return sum(change.removed for change in self.changes)
+
+
+@dataclass(frozen=True)
+class CheckpointTaken(Event):
+    """The working folder was snapshotted before this turn's first file change (`core/checkpoints`)."""
+
+    session_id: str
+    number: int  # what /rollback N takes
+    message_id: int | None  # the state.db id of the turn's user message
+    turn: int  # that message's number (#N, as /history counts)
+    files: int  # files in the snapshot
+    changed: int  # files that differ from the folder's previous snapshot
+    left_out: int = 0  # files over the size cap, not in the snapshot
+    duration_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class FilesRestored(Event):
+    """A rollback made the folder's files checkpoint `number`'s; `undo_number` undoes it."""
+
+    session_id: str
+    number: int
+    undo_number: int
+    changed: int  # files set back
+    removed: int  # files created after the checkpoint, deleted
+    recreated: int  # files deleted after the checkpoint, back
 
 
 EventSink = Callable[[Event], None]

@@ -3,9 +3,9 @@
 Reference §10 (Hermes's `hermes_cli/goals.py`); the loop, in our own design and words:
 
 - `/goal TEXT` sets the live session's goal (replacing any other) and the front-end sends TEXT as
-  the first turn. State lives in `state_meta["goal:<session id>"]` as JSON — the keys Hermes
-  writes (`goal`, `status`, `turns_used`, `max_turns`) plus ours — so it survives /resume, and a
-  compression continuation takes its parent's goal over.
+  the first turn. State lives in `state_meta["goal:<session id>"]` as JSON (secrets masked) —
+  the keys Hermes writes (`goal`, `status`, `turns_used`, `max_turns`) plus ours — so it survives
+  /resume, and a compression continuation takes its parent's goal over.
 - After every turn of a session with an *active* goal, `GoalKeeper.after_turn` asks a judge —
   the summary model when one is configured, else the main model — whether the latest answer
   achieves the goal. The judge answers one JSON line: done, continue or blocked, with a reason.
@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.context.redact_records import redact_json_text
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.judge_format import ANSWER_LABEL, JUDGE_TAG
 from hermes_tui.core.providers.base import Provider
@@ -208,7 +209,7 @@ class GoalKeeper:
         db = self._session.db
         if db is None:
             raise GoalError("goals need a state.db")
-        await db.set_meta(goal_key(self._session.id), state.to_json())
+        await db.set_meta(goal_key(self._session.id), redact_json_text(state.to_json()))
         self._announce(state)
 
     def _announce(self, state: GoalState | None, reason: str = "") -> None:

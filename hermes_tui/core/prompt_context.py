@@ -15,6 +15,8 @@ import platform
 from dataclasses import dataclass
 from pathlib import Path
 
+from hermes_tui.store.regular_files import read_regular_text
+
 CONTEXT_FILE_NAMES = (".hermes.md", "HERMES.md", "AGENTS.md", "CLAUDE.md", ".cursorrules")
 CURSOR_RULES_DIR = (".cursor", "rules")
 CONTEXT_FILE_MAX_CHARS = 20_000
@@ -48,7 +50,7 @@ def search_folders(cwd: Path) -> list[Path]:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_regular_text(path, errors="replace")
     except OSError:
         return ""
 

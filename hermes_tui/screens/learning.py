@@ -25,6 +25,7 @@ from textual.widgets import Button, Input, Label, ListItem, ListView, Static
 from hermes_tui.core.memory.store import MemoryStore, join_entries
 from hermes_tui.core.skills.catalog import Skill
 from hermes_tui.core.skills.manage import SkillManager
+from hermes_tui.store.regular_files import read_regular_text
 from hermes_tui.text_safety import visible
 
 BAR_WIDTH = 24
@@ -220,7 +221,7 @@ class LearningScreen(ModalScreen[None]):
             self._status("Highlight a skill first.", error=True)
             return
         try:
-            text = item.skill.skill_md.read_text(encoding="utf-8")
+            text = read_regular_text(item.skill.skill_md)
         except (OSError, UnicodeDecodeError) as exc:
             self._status(f"Cannot read {item.skill.skill_md.name}: {exc}", error=True)
             return

@@ -4,7 +4,8 @@ Layout: a status bar on top; "Conversation" (large, left) with the prompt under 
 prompt, a line with what waits for the running agent: queued messages, /steer, /stop); a right column
 with "Sessions" (lineage tree, its filter line and the preview of the highlighted session:
 `SessionsPane`), "Context" (token gauge) and "Review log"; a Footer with the keys.
-The prompt has focus when the screen opens. Ctrl+B hides/shows the side panel (narrow terminals
+The prompt has focus when the screen opens, and again whenever a modal or another screen on top of
+it closes (`_screen_changed`). Ctrl+B hides/shows the side panel (narrow terminals
 start with a slimmer column). Ctrl+P's command palette lists the slash commands here
 (`SlashCommandProvider`) and jumps to sessions by title (`SessionJumpProvider`), next to Textual's
 own entries. Ctrl+F searches every session, F3 compares two sessions, F4 inspects a compression
@@ -155,6 +156,18 @@ class MainScreen(Screen[None]):
     @property
     def side_panel_visible(self) -> bool:
         return not self.has_class("-side-hidden")
+
+    # ------------------------------------------------------------------ focus after a screen
+
+    def on_mount(self) -> None:
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
+
+    def _screen_changed(self, screen: Screen[object]) -> None:
+        """Back from any modal or screen (search, compare, a dialog, the palette …): the prompt has the
+        focus, whatever had it before, so keys typed next are text, never a pane's one-letter action.
+        The signal comes as the screen closes, before any key typed after it is handled."""
+        if screen is self and self.prompt.is_attached:
+            self.set_focus(self.prompt, scroll_visible=False)
 
     # ------------------------------------------------------------------ actions
 

@@ -1,10 +1,12 @@
-"""The Sessions tree's two dialogs: renaming a session and confirming a deletion.
+"""The Sessions tree's dialogs: renaming a session, and confirming a deletion or an archiving.
 
 `RenameScreen` is a one-line input prefilled with the current title; Enter answers the text,
 Esc answers None (the app validates it as /title does: the store's sanitising and uniqueness).
-`DeleteScreen` says what will be deleted and what happens to the session's children, and
-answers True only for y or the Delete button; Enter on the focused Cancel button, n and Esc
-answer False. Everything shown from the database is data (`markup=False`), never interpreted.
+`DeleteScreen` says what will be deleted and what happens to the session's children;
+`ArchiveScreen` says where an archived session goes and how to bring it back. Both
+(`ConfirmScreen`) answer True only for y or their confirm button; Enter on the focused Cancel
+button, n and Esc answer False. Everything shown from the database is data (`markup=False`),
+never interpreted.
 """
 
 from __future__ import annotations
@@ -48,27 +50,26 @@ class RenameScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class DeleteScreen(ModalScreen[bool]):
-    """Confirm deleting a session (the text says what happens to its children)."""
+class ConfirmScreen(ModalScreen[bool]):
+    """A y/n question about one session; subclasses name the dialog, its title and its button."""
 
-    AUTO_FOCUS = "#delete-cancel"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "delete", "Delete", id="delete-confirm"),
-        Binding("n", "cancel", "Cancel", id="delete-cancel"),
-        Binding("escape", "cancel", "Cancel", show=False),
-    ]
+    AUTO_FOCUS = ".tree-dialog-cancel"
+    KIND = ""  # the ids' prefix: "delete" -> #delete-dialog, #delete-text, #delete-confirm, #delete-cancel
+    HEADING = ""
+    CONFIRM_LABEL = ""
 
     def __init__(self, lines: list[str]) -> None:
         super().__init__()
         self.lines = lines
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="delete-dialog", classes="tree-dialog") as dialog:
-            dialog.border_title = "Delete session?"
-            yield Static("\n".join(self.lines), markup=False, id="delete-text")
+        kind = self.KIND
+        with Vertical(id=f"{kind}-dialog", classes="tree-dialog") as dialog:
+            dialog.border_title = self.HEADING
+            yield Static("\n".join(self.lines), markup=False, id=f"{kind}-text")
             with Horizontal(classes="tree-dialog-buttons"):
-                yield Button("Delete (y)", variant="error", id="delete-confirm")
-                yield Button("Cancel (n)", id="delete-cancel")
+                yield Button(self.CONFIRM_LABEL, variant="error", id=f"{kind}-confirm")
+                yield Button("Cancel (n)", id=f"{kind}-cancel", classes="tree-dialog-cancel")
 
     @property
     def text(self) -> str:
@@ -76,10 +77,36 @@ class DeleteScreen(ModalScreen[bool]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "delete-confirm")
+        self.dismiss(event.button.id == f"{self.KIND}-confirm")
 
-    def action_delete(self) -> None:
+    def action_confirm(self) -> None:
         self.dismiss(True)
 
     def action_cancel(self) -> None:
         self.dismiss(False)
+
+
+class DeleteScreen(ConfirmScreen):
+    """Confirm deleting a session (the text says what happens to its children)."""
+
+    KIND = "delete"
+    HEADING = "Delete session?"
+    CONFIRM_LABEL = "Delete (y)"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "confirm", "Delete", id="delete-confirm"),
+        Binding("n", "cancel", "Cancel", id="delete-cancel"),
+        Binding("escape", "cancel", "Cancel", show=False),
+    ]
+
+
+class ArchiveScreen(ConfirmScreen):
+    """Confirm archiving a session (the text says where it goes and how to bring it back)."""
+
+    KIND = "archive"
+    HEADING = "Archive session?"
+    CONFIRM_LABEL = "Archive (y)"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "confirm", "Archive", id="archive-confirm"),
+        Binding("n", "cancel", "Cancel", id="archive-cancel"),
+        Binding("escape", "cancel", "Cancel", show=False),
+    ]

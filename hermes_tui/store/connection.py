@@ -1,6 +1,6 @@
 """The two SQLite connections behind a SessionDB and the rules for using them.
 
-Owns: opening a file (header check, WAL with the DELETE fallback, foreign keys, schema v14,
+Owns: opening a file (regular-file and header check, WAL with the DELETE fallback, foreign keys, schema v14,
 `synchronous=FULL` on the writer as Hermes leaves it — measured at ~0.3 ms more per commit than
 NORMAL, off the event loop, so we keep Hermes's durability (docs/PERFORMANCE.md);
 a new file is created 0600 first, so SQLite gives its -wal and -shm the same private mode),
@@ -35,6 +35,7 @@ import aiosqlite
 
 from hermes_tui.store.errors import StoreError
 from hermes_tui.store.file_modes import make_private_dir, touch_private_file
+from hermes_tui.store.regular_files import read_regular_head, sqlite_files_problem
 from hermes_tui.store.schema import SCHEMA_VERSION, SchemaState, ensure_schema, fts_support, needs_schema_work
 
 log = logging.getLogger(__name__)
@@ -92,11 +93,17 @@ def describe_error(path: Path, exc: BaseException) -> str:
 
 
 def _check_header(path: Path) -> None:
+    """The file (when it exists) and its -wal/-shm/-journal are regular files and it starts as SQLite does.
+
+    Checked before SQLite opens anything: a FIFO there would block the open for ever.
+    """
     if path.is_dir():
         raise StoreError(f"{path}: is a directory, not a SQLite database")
+    problem = sqlite_files_problem(path)
+    if problem:
+        raise StoreError(f"{problem}; state.db and its -wal, -shm and -journal files must be plain files")
     try:
-        with path.open("rb") as handle:
-            head = handle.read(len(SQLITE_HEADER))
+        head = read_regular_head(path, len(SQLITE_HEADER))
     except FileNotFoundError:
         return
     except OSError as exc:

@@ -11,10 +11,13 @@ front; other children are added when a node is expanded.
 Enter on a session posts `SessionChosen` (the app resumes it); Space expands or collapses a node;
 + / - expand / collapse every shown node. The keys of the actions on the highlighted session
 (rename, branch, export, copy id, archive, delete, filter) post `ActionRequested`: the app
-carries them out (`hermes_tui.tree_actions`). Archived sessions are hidden (with what is below
-them) until Shift+A shows them; `set_filter` keeps the sessions whose title matches and their
-ancestors (`hermes_tui.widgets.lineage_filter`). A hidden or filtered tree is rebuilt from what
-it holds, keeping which rows were expanded and where the cursor was.
+carries them out (`hermes_tui.tree_actions`). Those keys work only once focus has moved to the
+tree (Tab, a click, the filter line closing) and no screen has opened over it since: focus that
+merely stayed on the tree while a modal was open never lets a typed letter act. Archived
+sessions are hidden (with what is below them) until Shift+A shows them; `set_filter` keeps the
+sessions whose title matches and their ancestors (`hermes_tui.widgets.lineage_filter`). A hidden
+or filtered tree is rebuilt from what it holds, keeping which rows were expanded and where the
+cursor was.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Tree
@@ -144,9 +148,33 @@ class LineageTree(LineageView):
         self._shown: set[str] | None = None  # the ids shown, None = all (lineage_filter)
         self._listed_roots: list[LineageNode] = []  # the roots shown, newest first
         self.match_count = 0  # sessions the filter matches (its ancestors not counted)
+        self.keys_armed = False  # the action keys work: focus came here on purpose, no modal since
 
     def on_mount(self) -> None:
         self.set_interval(AGE_REFRESH_SECONDS, self._refresh_labels)
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
+
+    # ------------------------------------------------------------------ when the action keys work
+
+    def _screen_changed(self, screen: object) -> None:
+        if screen is not self.screen:
+            self._arm(False)  # a modal opened over the tree: its keys rest until the tree is focused again
+
+    def on_focus(self, event: events.Focus) -> None:
+        if not event.from_app_focus:
+            self._arm(True)  # focus moved here: Tab, a click, the filter line closing
+
+    def on_blur(self, event: events.Blur) -> None:
+        self._arm(False)
+
+    def _arm(self, armed: bool) -> None:
+        if armed != self.keys_armed:
+            self.keys_armed = armed
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The action keys (r b e c a d /) act only while the tree was focused on purpose."""
+        return self.keys_armed if action == "request" else True
 
     def _refresh_labels(self) -> None:
         self._invalidate()  # Tree's own cache reset: relative ages are recomputed on render

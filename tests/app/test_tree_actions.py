@@ -12,7 +12,7 @@ from textual.widgets._footer import FooterKey
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.help import help_key_sections
 from hermes_tui.screens.main import MainScreen
-from hermes_tui.screens.tree_dialogs import DeleteScreen, RenameScreen
+from hermes_tui.screens.tree_dialogs import ArchiveScreen, DeleteScreen, RenameScreen
 from hermes_tui.store.models import EDGE_BRANCH, EDGE_ROOT
 from hermes_tui.widgets.lineage_tree import LineageTree
 from tests.app.power_data import BRANCH, CHILD, CJK, DEEP, HOSTILE, OTHER, PARENT, ROOT
@@ -98,7 +98,9 @@ async def test_rename_refuses_a_title_in_use_with_one_line_and_renames_otherwise
         refusal = next(n for n in notified(app) if "Not renamed" in n)
         assert "\n" not in refusal and "already in use" in refusal and PARENT in refusal
         assert db_rows(app, "select title from sessions where id = ?", OTHER) == [("animal facts",)]
+        assert app.focused is app.main.prompt  # back from the dialog: the prompt, not the tree
 
+        await highlight(pilot, app, OTHER)
         await pilot.press("r")
         await wait_until(pilot, lambda: isinstance(app.screen, RenameScreen), 5, "the rename dialog again")
         app.screen.query_one("#rename-input").value = "  animal   trivia "
@@ -123,7 +125,9 @@ async def test_delete_says_what_happens_to_the_children_and_does_it(tmp_path: Pa
         await pilot.press("n")  # cancel: nothing happens
         await wait_until(pilot, lambda: app.screen is app.main, 5, "back")
         assert db_rows(app, "select count(*) from sessions where id = ?", ROOT) == [(1,)]
+        assert app.focused is app.main.prompt
 
+        await highlight(pilot, app, ROOT)
         await pilot.press("delete")
         await wait_until(pilot, lambda: isinstance(app.screen, DeleteScreen), 5, "the confirmation again")
         await pilot.press("y")
@@ -210,17 +214,29 @@ async def test_archive_hides_the_session_until_shown_and_unarchive_brings_it_bac
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await asyncio.wait_for(app.ready.wait(), 10)
         tree = await highlight(pilot, app, OTHER)
+        await pilot.press("a")  # asks first
+        await wait_until(pilot, lambda: isinstance(app.screen, ArchiveScreen), 5, "the archive question")
+        assert f"Archive “animal facts” ({OTHER})?" in app.screen.text and "nothing is deleted" in app.screen.text
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is app.main, 5, "back")
+        assert db_rows(app, "select archived from sessions where id = ?", OTHER) == [(0,)]
+        assert tree.tree_node_for(OTHER) is not None
+
+        await highlight(pilot, app, OTHER)
         await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, ArchiveScreen), 5, "the archive question again")
+        await pilot.press("y")
         await wait_until(pilot, lambda: tree.tree_node_for(OTHER) is None, 5, "the archived row to hide")
         assert db_rows(app, "select archived from sessions where id = ?", OTHER) == [(1,)]
         assert any("Archived “animal facts”" in n and "Shift+A" in n for n in notified(app))
         listed = {row["id"] for row in await app.db.list_sessions_rich(limit=None)}
         assert OTHER not in listed  # Hermes's listings leave it out too
 
+        tree.focus()
         await pilot.press("A")
         await wait_until(pilot, lambda: "archived" in widget_text(app, tree), 5, "archived sessions shown")
         await highlight(pilot, app, OTHER)
-        await pilot.press("a")
+        await pilot.press("a")  # unarchiving asks nothing
         await wait_until(
             pilot, lambda: db_rows(app, "select archived from sessions where id = ?", OTHER) == [(0,)], 5, "unarchive"
         )
@@ -308,4 +324,4 @@ async def test_the_tree_keys_are_in_the_footer_when_it_has_focus_and_in_the_help
         assert not wanted & footer()  # the prompt has focus: not the tree's keys
         await highlight(pilot, app, OTHER)
         await wait_until(pilot, lambda: wanted <= footer(), 5, "the tree's keys in the footer")
-        assert "Filter" in screen_text(app)
+        await wait_until(pilot, lambda: "Filter" in screen_text(app), 5, "the footer drawn with the tree's keys")

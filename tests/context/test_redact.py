@@ -1,5 +1,6 @@
-"""redact_sensitive_text: every rule category (positive and near-miss), masking, the global switch,
-code files and the deliberately unredacted URL query parameters (§4.3)."""
+"""redact_sensitive_text: every rule category (positive and near-miss), masking, the global switch
+(read at import, then set from the settings), code files and the deliberately unredacted URL query
+parameters (§4.3)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_tui.core.context.redact import mask_token, redact_sensitive_text
+from hermes_tui.core.context.redact import mask_token, redact_sensitive_text, redaction_enabled, set_redaction_enabled
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,6 +54,14 @@ VENDOR_KEYS = [
     "hsk-1234567890abcdefghij",
     "mem0_1234567890abcdefghij",
     "brv_1234567890abcdefghij",
+    "fw-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",  # Fireworks, both spellings, and project keys
+    "fw_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "fpk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "ntn_1234567890abcdefghijABCDEFG",  # Notion
+    "xapp-1-A0123456789-1234567890123-abcdef0123456789abcdef",  # Slack app-level
+    "dop_v1_AbCdEf0123456789abcdef0123456789",  # DigitalOcean, not only lower-case hex
+    "doo_v1_0123456789ABCDEFabcdef0123456789",
+    "sntrys_eyJpYXQiOjE3MDAwMDAwMDB9_abcDEF123456",  # Sentry auth tokens
 ]
 
 
@@ -71,10 +80,24 @@ def test_vendor_prefixes_are_masked(key: str) -> None:
         "run ask-questions-later.sh",  # prefix inside a word
         "AKIA is an AWS key prefix",
         "use hf_transfer for speed",
+        "run fw-update then fw_version_check_for_all_the_devices_in_the_lab",  # Fireworks needs 30+ alnum
+        "fw-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-suffix is a branch name",
+        "set token_count and ntn_ is Notion's prefix; xapp-1 alone; dop_v1_ too",
+        "the xapp-config file and a dop_v1_short token",
     ],
 )
 def test_vendor_near_misses_are_left_alone(text: str) -> None:
     assert redact_sensitive_text(text, force=True) == text
+
+
+def test_every_gated_prefix_is_followed_by_the_run_the_gate_looks_for() -> None:
+    """The prefix loop is skipped unless `[-_.]` + 10 token characters occur; a new prefix must fit that."""
+    from hermes_tui.core.context import redact
+
+    gated = [literal for literal, _rule in redact._VENDOR_LITERALS if literal not in redact._UNGATED_PREFIXES]
+    assert gated and all(literal[-1] in "-_." for literal in gated)
+    for key in VENDOR_KEYS:  # each sample key opens the gate or starts with an ungated prefix
+        assert redact._SEPARATED_RUN_RE.search(key) or key.startswith(tuple(redact._UNGATED_PREFIXES)), key
 
 
 def test_masking_rule() -> None:
@@ -104,13 +127,41 @@ class TestJsonFields:
         assert redact_sensitive_text(text, force=True) == text
 
 
-class TestBearer:
-    def test_positive(self) -> None:
-        out = redact_sensitive_text("Authorization: Bearer abcdefghijklmnopqrstuvwxyz012", force=True)
-        assert out == "Authorization: Bearer ***z012"
+class TestAuthorizationHeaders:
+    @pytest.mark.parametrize(
+        ("text", "redacted"),
+        [
+            ("Authorization: Bearer abcdefghijklmnopqrstuvwxyz012", "Authorization: Bearer ***z012"),
+            ("Authorization: token 0123456789abcdef0123456789abcdef", "Authorization: token ***cdef"),
+            ("authorization: TOKEN abc123def456", "authorization: TOKEN ***"),
+            ("Proxy-Authorization: Basic dXNlcjpwYXNzd29yZDEyMw==", "Proxy-Authorization: Basic ***Mw=="),
+            ("Authorization: dXNlcjpwYXNzd29yZDEyMzQ1Ng", "Authorization: ***Q1Ng"),
+            (
+                "curl -H 'Authorization: Digest a1b2c3d4e5f6a7b8c9d0' https://api.example.org",
+                "curl -H 'Authorization: Digest ***c9d0' https://api.example.org",
+            ),
+            (
+                'headers = {"Authorization": "Bearer abcdef0123456789xyzw"}',
+                'headers = {"Authorization": "Bearer ***xyzw"}',
+            ),
+            ("PROXY-AUTHORIZATION: Bearer 9f8e7d6c5b4a3928", "PROXY-AUTHORIZATION: Bearer ***"),
+        ],
+    )
+    def test_any_scheme_is_masked(self, text: str, redacted: str) -> None:
+        assert redact_sensitive_text(text, force=True) == redacted
 
-    def test_near_miss(self) -> None:
-        text = "The bearer of this letter is welcome."
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "The bearer of this letter is welcome.",
+            "the Authorization: header is missing",
+            "send Authorization: Bearer",
+            "Authorization: Bearer $API_TOKEN",
+            "Authorization: <token>",
+            "Proxy-Authorization: ${PROXY_AUTH}",
+        ],
+    )
+    def test_prose_and_placeholders_stay(self, text: str) -> None:
         assert redact_sensitive_text(text, force=True) == text
 
 
@@ -158,6 +209,36 @@ class TestConnectionStrings:
     )
     def test_any_scheme_with_a_password(self, url: str, redacted: str) -> None:
         assert redact_sensitive_text(url, force=True) == redacted
+
+    @pytest.mark.parametrize(
+        ("url", "redacted"),
+        [
+            (
+                "git remote set-url origin https://ghx0123456789abcdefABCDEF@github.com/o/r.git",
+                "git remote set-url origin https://***CDEF@github.com/o/r.git",
+            ),
+            (
+                "SENTRY_DSN=https://0123456789abcdef0123456789abcdef@o450123.ingest.sentry.io/4501234",
+                "SENTRY_DSN=https://***cdef@o450123.ingest.sentry.io/4501234",
+            ),
+            ("dsn = 'https://a1b2c3d4e5@sentry.example.org/7'", "dsn = 'https://***@sentry.example.org/7'"),
+            ("wss://abcdefghijklmnopqrstuvwx@stream.example.org", "wss://***uvwx@stream.example.org"),
+        ],
+    )
+    def test_a_token_alone_in_the_user_info(self, url: str, redacted: str) -> None:
+        assert redact_sensitive_text(url, force=True) == redacted
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "https://example.org/docs/page?ref=home",  # no user-info at all
+            "https://deploy-bot@git.example.org/team/repo.git",  # a user name: no digit, under 20
+            "ssh://git@github.com/org/repo.git",
+            "see https://example.org/@someone and mail a.person@example.org",
+        ],
+    )
+    def test_user_names_and_plain_urls_stay(self, text: str) -> None:
+        assert redact_sensitive_text(text, force=True) == text
 
     @pytest.mark.parametrize(
         "text",
@@ -235,6 +316,18 @@ def test_global_switch_is_read_at_import(value: str, redacted: bool) -> None:
     env = {"PATH": "/usr/bin:/bin", "HERMES_REDACT_SECRETS": value}
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, env=env, capture_output=True, text=True)
     assert out.stdout.split() == [str(redacted), "True"], out.stderr
+
+
+def test_the_switch_follows_the_setting_and_never_the_environment_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12"
+    assert redaction_enabled()
+    monkeypatch.setenv("HERMES_REDACT_SECRETS", "false")  # what `export HERMES_REDACT_SECRETS=false` would do
+    assert redact_sensitive_text(key) != key
+    try:
+        set_redaction_enabled(False)  # the settings said so at start-up
+        assert redact_sensitive_text(key) == key and redact_sensitive_text(key, force=True) != key
+    finally:
+        set_redaction_enabled(True)
 
 
 class TestKeyValueCredentials:
@@ -344,6 +437,10 @@ SECRETS_BY_RULE = [
     ("correct-horse-battery-staple", "password: correct-horse-battery-staple"),
     ("verysecretpassword123", "mysql -pverysecretpassword123"),
     ("abcdefghijklmnopqrstuvwxyz012", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012"),
+    ("0123456789abcdef0123456789abcdef", "Authorization: token 0123456789abcdef0123456789abcdef"),
+    ("dXNlcjpwYXNzd29yZDEyMw==", "Proxy-Authorization: Basic dXNlcjpwYXNzd29yZDEyMw=="),
+    ("0123456789abcdef0123456789abcdef", "https://0123456789abcdef0123456789abcdef@o1.ingest.sentry.io/2"),
+    ("fw_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "key fw_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
     ("123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1"),
     ("s3cr3t-but-rather-long", "postgres://admin:s3cr3t-but-rather-long@db/app"),
     (

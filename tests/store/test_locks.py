@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from hermes_tui.store.db import SessionDB
+from hermes_tui.store.locks import process_holder
 from tests.store.conftest import raw_execute
 
 
@@ -43,3 +45,37 @@ async def test_exactly_one_of_concurrent_acquirers_wins(db: SessionDB, db_path: 
     assert sum(results) == 1
     winner = f"holder-{results.index(True)}"
     assert await db.compression_lock_holder("hot-session") == winner
+
+
+async def test_this_process_holds_one_lock_per_session_at_a_time(db: SessionDB, db_path: Path) -> None:
+    """The default holder is this process: two of its paths still exclude each other, over both connections."""
+    other = await SessionDB.open(db_path)
+    try:
+        results = await asyncio.gather(*(store.acquire_compression_lock("s1") for store in (db, other, db, other)))
+        assert sum(results) == 1
+        assert await db.compression_lock_holder("s1") == process_holder()
+        assert await other.acquire_compression_lock("s1") is False
+        assert await db.release_compression_lock("s1") is True
+        assert await other.acquire_compression_lock("s1") is True
+    finally:
+        await other.close()
+
+
+async def test_a_row_this_process_left_behind_is_taken_over(db: SessionDB, db_path: Path) -> None:
+    raw_execute(
+        db_path,
+        "INSERT INTO compression_locks VALUES (?, ?, ?, ?)",
+        ("s1", process_holder(), time.time(), time.time() + 300),
+    )
+    assert await db.acquire_compression_lock("s1") is True
+    assert await db.acquire_compression_lock("s1") is False  # now a live acquisition holds it
+
+
+async def test_an_unexpired_row_of_another_process_still_blocks(db: SessionDB, db_path: Path) -> None:
+    raw_execute(
+        db_path,
+        "INSERT INTO compression_locks VALUES (?, ?, ?, ?)",
+        ("s1", "pid=1:token=elsewhere", time.time(), time.time() + 300),
+    )
+    assert await db.acquire_compression_lock("s1") is False
+    assert await db.compression_lock_holder("s1") == "pid=1:token=elsewhere"

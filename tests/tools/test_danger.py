@@ -165,3 +165,103 @@ def test_odd_input_never_raises(garbage: object) -> None:
 
 def test_unterminated_quotes_still_reveal_the_command_before_them() -> None:
     assert d.RM_RECURSIVE_FORCE in assess_command("rm -rf build 'oops")
+
+
+# --------------------------------------------------------------------------- the forms issue 17 found missed
+
+MISSED_BEFORE: list[tuple[str, str, str]] = [
+    # (command, reason, the characters flagged for it)
+    ("python -c \"import shutil; shutil.rmtree('/home/me')\"", d.SCRIPT_DELETE, "shutil.rmtree"),
+    ("python3 -c 'import os; os.remove(\"db.sqlite\")'", d.SCRIPT_DELETE, "os.remove"),
+    ("python3 -c 'from pathlib import Path; Path(\"x\").unlink()'", d.SCRIPT_DELETE, ".unlink("),
+    ("python3 -c 'import os; os.system(\"rm -rf ~\")'", d.RM_CRITICAL_PATH, "rm -rf ~"),
+    ('python3 -c \'import subprocess; subprocess.call(["rm", "-rf", "/"])\'', d.RM_CRITICAL_PATH, 'rm", "-rf", "/'),
+    ("node -e \"require('fs').rmSync('/srv', {recursive: true})\"", d.SCRIPT_DELETE, "rmSync"),
+    ("node --eval=\"fs.unlinkSync('a')\"", d.SCRIPT_DELETE, "fs.unlinkSync"),
+    ("perl -e 'unlink glob \"*\"'", d.SCRIPT_DELETE, "unlink"),
+    ("perl -MFile::Path -e 'rmtree(\"/srv\")'", d.SCRIPT_DELETE, "rmtree"),
+    ('ruby -e \'require "fileutils"; FileUtils.rm_rf("/")\'', d.SCRIPT_DELETE, "FileUtils.rm_rf"),
+    ("python3 - <<'EOF'\nimport shutil\nshutil.rmtree('build')\nEOF", d.SCRIPT_DELETE, "shutil.rmtree"),
+    ("x=rm; $x -rf /", d.RM_CRITICAL_PATH, "$x -rf /"),
+    ("x=rm; $x -rf /", d.VARIABLE_COMMAND, "$x"),
+    ('cmd="rm -rf"\n"$cmd" build', d.RM_RECURSIVE_FORCE, '"$cmd" build'),
+    ("export X=rm\nsudo ${X} -r /srv", d.RM_CRITICAL_PATH, "${X} -r /srv"),
+    ("truncate -s0 app.log", d.TRUNCATE_EMPTIES, "truncate -s0 app.log"),
+    ("truncate -s 0 a.log b.log", d.TRUNCATE_EMPTIES, "truncate -s 0 a.log b.log"),
+    ("truncate --size=0 db.sqlite", d.TRUNCATE_EMPTIES, "truncate --size=0 db.sqlite"),
+    ("mv ~ /dev/null", d.MOVE_CRITICAL, "mv ~ /dev/null"),
+    ("mv ~ /dev/null", d.MOVE_TO_NULL, "mv ~ /dev/null"),
+    ("mv notes.txt /dev/null", d.MOVE_TO_NULL, "mv notes.txt /dev/null"),
+    ("mv /etc /tmp/old-etc", d.MOVE_CRITICAL, "mv /etc /tmp/old-etc"),
+    ("kubectl delete pod web-1", d.KUBECTL_DELETE, "kubectl delete pod web-1"),
+    ("kubectl -n prod --context live delete deploy", d.KUBECTL_DELETE, "kubectl -n prod --context live delete deploy"),
+    ("docker system prune -af", d.DOCKER_PRUNE, "docker system prune -af"),
+    ("docker volume prune", d.DOCKER_PRUNE, "docker volume prune"),
+    ("docker volume rm pgdata", d.DOCKER_VOLUME_RM, "docker volume rm pgdata"),
+    ("docker compose down -v", d.DOCKER_VOLUME_RM, "docker compose down -v"),
+    ("if [ -d out ]; then rm -rf out; fi", d.RM_RECURSIVE_FORCE, "rm -rf out"),
+    ('for f in *.tmp; do rm -rf "$f"; done', d.RM_RECURSIVE_FORCE, 'rm -rf "$f"'),
+    ("bash <<EOF\nrm -rf /tmp/x\nEOF", d.RM_RECURSIVE_FORCE, "rm -rf /tmp/x"),
+    ("bash -c 'cd /srv && rm -rf data'", d.RM_RECURSIVE_FORCE, "rm -rf data"),
+]
+
+NOT_RISKY: list[str] = [
+    "grep -rn firm src",  # rm inside a word
+    "echo confirm",
+    "python3 -c 'print(\"unlink is a word\".upper())' | rmdir-report",
+    "docker ps -a",
+    "docker images",
+    "kubectl get pods -n prod",
+    "kubectl describe deploy api",
+    "truncate -s 10M disk.img",
+    "truncate --size=+1K log",
+    "mv a b",
+    "mv *.log ../archive/",
+    "python3 -c 'import os; print(os.getcwd())'",
+    "python3 script.py -c 'shutil.rmtree'",  # arguments of a script file, not inline code
+    "node -e 'console.log(1)'",
+    "cat <<EOF > notes.md\nnever run rm -rf / here\nEOF",  # a here-document to cat is data
+    "x=rm; echo $x -rf /",  # expanded, but not in command position
+    "x=rm; x=ls; $x -rf /",  # reassigned before use
+]
+
+
+@pytest.mark.parametrize(("command", "reason", "flagged"), MISSED_BEFORE)
+def test_forms_missed_before_are_flagged_where_they_are(command: str, reason: str, flagged: str) -> None:
+    risks = [risk for risk in d.find_risks(command) if risk.reason == reason]
+    assert risks, (command, d.find_risks(command))
+    assert flagged in [command[risk.start : risk.end] for risk in risks]
+    assert reason in assess_command(command)
+
+
+@pytest.mark.parametrize("command", NOT_RISKY)
+def test_look_alikes_of_the_new_forms_are_not_flagged(command: str) -> None:
+    assert d.find_risks(command) == ()
+    assert assess_command(command) == ()
+
+
+def test_every_line_is_read_and_each_span_points_at_its_own_line() -> None:
+    lines = [f"echo step {n}" for n in range(1, 61)]
+    lines[49] = "rm -rf ~"
+    lines[9] = "sudo make install"
+    command = "\n".join(lines)
+    risks = d.find_risks(command)
+    where = {(command.count("\n", 0, risk.start) + 1, command[risk.start : risk.end], risk.reason) for risk in risks}
+    assert where == {
+        (10, "sudo", d.ROOT_PRIVILEGES),
+        (50, "rm -rf ~", d.RM_RECURSIVE_FORCE),
+        (50, "rm -rf ~", d.RM_CRITICAL_PATH),
+    }
+    assert [risk.start for risk in risks] == sorted(risk.start for risk in risks)
+
+
+def test_a_nested_command_is_flagged_inside_its_quotes() -> None:
+    command = "ssh-free && sh -c \"echo start; rm -rf 'my dir'\" && echo done"
+    (risk,) = d.find_risks(command)
+    assert command[risk.start : risk.end] == "rm -rf 'my dir'"
+    assert risk.reason == d.RM_RECURSIVE_FORCE
+
+
+@pytest.mark.parametrize("garbage", ["x=", "$", "${", "x=$x; $x", "<<", "cat <<", "cat <<EOF", "python -c", None, 42])
+def test_odd_input_gives_no_spans_and_never_raises(garbage: object) -> None:
+    assert isinstance(d.find_risks(garbage), tuple)  # type: ignore[arg-type]

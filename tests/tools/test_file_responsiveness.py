@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -72,8 +73,12 @@ def test_a_stopped_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path) ->
     target.write_text("old content")
     stop = StopSignal(None)
     stop.stop()
-    with pytest.raises(WriteStopped):
-        atomic_write(target, b"new content" * 1000, stop)
+    folder = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with pytest.raises(WriteStopped):
+            atomic_write(folder, "keep.txt", str(target), b"new content" * 1000, stop, shared_ok=False)
+    finally:
+        os.close(folder)
     assert target.read_text() == "old content"
     assert [path.name for path in tmp_path.iterdir()] == ["keep.txt"]
 

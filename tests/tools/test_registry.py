@@ -14,7 +14,7 @@ from hermes_tui.core.tools.defaults import default_registry
 from hermes_tui.core.tools.registry import ToolRegistry
 from tests.tools.helpers import make_context
 
-DEFAULT_TOOLS = ["read_file", "write_file", "search_files", "terminal", "todo"]
+DEFAULT_TOOLS = ["read_file", "write_file", "patch", "search_files", "terminal", "todo"]
 
 
 class EchoTool(Tool):
@@ -70,7 +70,7 @@ def registry() -> ToolRegistry:
     return registry
 
 
-def test_default_registry_offers_the_five_tools_in_order() -> None:
+def test_default_registry_offers_the_six_tools_in_order() -> None:
     registry = default_registry()
     assert registry.names() == DEFAULT_TOOLS
     assert [schema["function"]["name"] for schema in registry.schemas()] == DEFAULT_TOOLS
@@ -92,7 +92,7 @@ async def test_unknown_tool_lists_the_available_ones(ctx: ToolContext) -> None:
     result = await default_registry().dispatch("browse_web", "{}", ctx)
     assert result.is_error
     assert result.content == (
-        "Tool 'browse_web' does not exist. Available tools: read_file, write_file, search_files, terminal, todo"
+        "Tool 'browse_web' does not exist. Available tools: read_file, write_file, patch, search_files, terminal, todo"
     )
 
 

@@ -79,6 +79,7 @@ async def test_an_approved_command_runs_and_the_approver_saw_it(
             command="rm -rf scratch && echo cleaned",
             cwd=str(tmp_path),
             reasons=assess_command("rm -rf scratch && echo cleaned"),
+            session_scope="this exact command",
         )
     ]
     assert RM_RECURSIVE_FORCE in approver.requests[0].reasons

@@ -12,6 +12,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
+from hermes_tui.core.tools.danger import assess_command
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.full_text import FullTextScreen
 from hermes_tui.screens.help import HelpScreen
@@ -22,7 +23,7 @@ from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.token_gauge import TokenGauge
 from hermes_tui.widgets.transcript_rows import AssistantMessage
 
-from .helpers import disable_cursor_blink, fixed_epoch_clock, fixed_wall_clock, wait_until
+from .helpers import disable_cursor_blink, fixed_epoch_clock, fixed_wall_clock, screen_text, wait_until
 from .sample_data import AUTH_3, DB_BRANCH, budget, sample_history, sample_lineage
 
 
@@ -175,6 +176,21 @@ def test_approval_modal(snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(MainSnapshotApp(), terminal_size=(120, 36), run_before=run_before)
+
+
+def test_approval_modal_with_a_long_command_flagged_below_the_view(snap_compare: Any) -> None:
+    lines = [f"echo step {n} >> /tmp/progress.log" for n in range(1, 61)]
+    lines[2] = 'python3 -c \'import json; print(json.dumps({"step": 3, "note": "a long line, folded"}))\' | tee log'
+    lines[49] = "rm -rf ~"
+    command = "\n".join(lines)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await populate_main(pilot)
+        pilot.app.push_screen(ApprovalScreen("terminal", command, "/home/me/project", assess_command(command)))
+        await wait_until(pilot, lambda: "⚠ line 50" in screen_text(pilot.app), what="the warning about line 50")
+        await pilot.pause()
+
+    assert snap_compare(MainSnapshotApp(), terminal_size=(100, 36), run_before=run_before)
 
 
 def test_help_screen(snap_compare: Any) -> None:

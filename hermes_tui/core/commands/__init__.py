@@ -1,5 +1,6 @@
 """The slash commands: one registry (`registry`), what a command hands back (`result`: `CommandResult`
-and the typed screen intents), and the handlers (`session`, `power`, `browse`).
+and the typed screen intents), and the handlers (`session`, `power`, `browse`, `modes`,
+`rollback`).
 
 The rest of the code imports the public names from here; modules inside the package import each
 other directly (never this `__init__`), so the package has no import cycle.

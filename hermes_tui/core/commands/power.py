@@ -166,7 +166,9 @@ async def save(agent: Agent, args: str) -> CommandResult:
 
 async def export_session(agent: Agent, session_id: str, args: str = "") -> CommandResult:
     """/save's export of any stored session (the Sessions tree's export key): to `args`, else
-    hermes-<id>.json in the working folder; never overwrites. The live session is flushed first."""
+    hermes-<id>.json in the working folder; never overwrites. The live session is flushed first.
+    Secrets are masked (rows written before redaction, or by Hermes, may still hold them)."""
+    from hermes_tui.core.context.redact_records import redact_value
     from hermes_tui.store.export import build_export, render_document
     from hermes_tui.store.file_modes import write_private_text
 
@@ -174,7 +176,7 @@ async def export_session(agent: Agent, session_id: str, args: str = "") -> Comma
         raise SessionError("nothing to save: no state.db is open")
     if session_id == agent.session_id:
         await agent.session.flush()
-    document = await build_export(agent.db, session_id)
+    document = redact_value(await build_export(agent.db, session_id))
     if not document["sessions"]:
         raise SessionError(f"nothing to save: session {session_id} has no stored row yet")
     path, fmt = _save_path(agent, args, session_id)

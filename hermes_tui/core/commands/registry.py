@@ -10,7 +10,7 @@ the preview. Commands flagged `while_busy` (`runs_while_busy`) are the ones a fr
 while a turn is running: /steer, /queue, /stop, /status and the other read-only or steering ones.
 A command that opens a screen (/search, /compare, /inspect, /memory, /skills, /help) returns only
 its intent (`core.commands.result`); the headless front-end prints the text of it. The handlers
-live in `session`, `power` and `browse` beside this module.
+live in `session`, `power`, `browse`, `modes` and `rollback` beside this module.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hermes_tui.core.commands import browse, power, session
+from hermes_tui.core.commands import browse, modes, power, rollback, session
 from hermes_tui.core.commands.result import CommandResult, ShowHelp
 from hermes_tui.core.session.live import SessionError
 
@@ -78,12 +78,20 @@ COMMANDS: tuple[Command, ...] = (
     Command("queue", "/queue [TEXT|clear|drop N|edit N]", "send TEXT when the turn ends", power.queue, while_busy=True),
     Command("stop", "/stop", "stop the running turn after the current tool call", power.stop, while_busy=True),
     Command("model", "/model [name]", "show or switch the model", power.model),
+    Command("mode", "/mode [MODE]", "permission mode: ask, accept-edits, read-only, yolo", modes.mode, while_busy=True),
+    Command("yolo", "/yolo", "turn yolo mode on or off (nothing asks)", modes.yolo, while_busy=True),
     Command(
         "goal",
         "/goal [TEXT|pause|resume|clear]",
         "work toward a standing goal",
         power.goal,
         while_busy=True,
+    ),
+    Command(
+        "rollback",
+        "/rollback [N|diff N]",
+        "list file checkpoints; restore one (undoable) or diff it",
+        rollback.rollback,
     ),
     Command("save", "/save [FILE]", "export this session to .json, .md or .jsonl (0600)", power.save),
     Command("insights", "/insights [days]", "usage over time from state.db", power.insights, while_busy=True),

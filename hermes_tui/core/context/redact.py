@@ -1,14 +1,19 @@
-"""Secret redaction for text that leaves its origin (summaries, serialised turns, logs).
+"""Secret redaction for text that leaves its origin: stored rows, exports, summaries, printed output.
 
 Owns `redact_sensitive_text(text, *, force=False, code_file=False)`: rule categories applied in a
 fixed order (vendor key prefixes, ENV assignments, JSON fields, `key: value` / `key=value`
-credentials in prose and config files, password flags of commands, Authorization Bearer, Telegram
-bot tokens, PEM private keys, passwords in URLs, JWTs, form bodies, E.164 phone numbers), each
-gated by a cheap substring pre-check. No rule leaves more than 4 characters of a secret visible
-(`mask_token`: "***" or "***" + the last 4). General URL query parameters are deliberately left
-alone (redacting them breaks OAuth and magic links); known credential shapes inside URLs are
-still caught by the prefix and JWT rules, and a password in a URL's user-info always is.
-The global switch HERMES_REDACT_SECRETS is read once, at import.
+credentials in prose and config files, password flags of commands, Authorization and
+Proxy-Authorization headers of any scheme, Telegram bot tokens, PEM private keys, passwords and
+token-only user-info in URLs (Sentry DSNs among them), JWTs, form bodies, E.164 phone numbers),
+each gated by a cheap substring pre-check. No rule leaves more than 4 characters of a secret
+visible (`mask_token`: "***" or "***" + the last 4). General URL query parameters are
+deliberately left alone (redacting them breaks OAuth and magic links); known credential shapes
+inside URLs are still caught by the prefix and JWT rules, and a URL's user-info always is.
+
+The switch: HERMES_REDACT_SECRETS is read once, at import; the front-ends then set it from the
+settings (`[security] redact_secrets`, which that variable overrides) with
+`set_redaction_enabled` at start-up. Nothing reads the environment again, so a command the model
+runs (`export HERMES_REDACT_SECRETS=false`) cannot turn redaction off mid-session.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ _VENDOR_TOKENS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("gsk_",), r"gsk_[A-Za-z0-9]{10,}"),  # Groq
     (("xai-",), r"xai-[A-Za-z0-9]{30,}"),  # xAI
     (("sk_",), r"sk_[A-Za-z0-9_]{10,}"),  # ElevenLabs; also Stripe sk_live_/sk_test_
+    (("fw-", "fw_"), r"fw[\-_][A-Za-z0-9]{30,}"),  # Fireworks
+    (("fpk_",), r"fpk_[A-Za-z0-9]{30,}"),  # Fireworks project keys
     (("hf_",), r"hf_[A-Za-z0-9]{10,}"),  # HuggingFace
     (("r8_",), r"r8_[A-Za-z0-9]{10,}"),  # Replicate
     # GitHub
@@ -46,6 +53,10 @@ _VENDOR_TOKENS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("github_pat_",), r"github_pat_[A-Za-z0-9_]{10,}"),
     # Slack
     (("xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"), r"xox[baprs]-[A-Za-z0-9\-]{10,}"),
+    (("xapp-",), r"xapp-\d+-[A-Za-z0-9\-]{10,}"),  # app-level tokens
+    # Notion, Sentry auth tokens
+    (("ntn_",), r"ntn_[A-Za-z0-9]{10,}"),
+    (("sntrys_", "sntryu_"), r"sntry[su]_[A-Za-z0-9_=+/]{20,}"),
     # search and scraping
     (("tvly-",), r"tvly-[A-Za-z0-9\-]{10,}"),
     (("exa_",), r"exa_[A-Za-z0-9]{10,}"),
@@ -56,8 +67,8 @@ _VENDOR_TOKENS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("gAAAA",), r"gAAAA[A-Za-z0-9_\-=]{20,}"),
     # cloud
     (("AKIA",), r"AKIA[0-9A-Z]{16}"),
-    (("dop_v1_",), r"dop_v1_[a-f0-9]{10,}"),
-    (("doo_v1_",), r"doo_v1_[a-f0-9]{10,}"),
+    (("dop_v1_",), r"dop_v1_[A-Za-z0-9]{10,}"),  # DigitalOcean personal and OAuth tokens
+    (("doo_v1_",), r"doo_v1_[A-Za-z0-9]{10,}"),
     # payments and email
     (("rk_live_",), r"rk_live_[A-Za-z0-9]{10,}"),
     (("SG.",), r"SG\.[A-Za-z0-9_\-]{10,}(?:\.[A-Za-z0-9_\-]{10,})?"),
@@ -81,6 +92,11 @@ _VENDOR_RULES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
 _VENDOR_LITERALS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (literal, pattern) for literals, pattern in _VENDOR_RULES for literal in literals
 )
+# Every prefix ending in '-', '_' or '.' is followed by 10+ characters of [A-Za-z0-9_-] in its
+# rule, so text without such a run (most prose and code) needs only the few other prefixes checked.
+_SEPARATED_RUN_RE = re.compile(r"[\-_.][A-Za-z0-9_\-]{10}")
+_UNGATED_PREFIXES = frozenset({"AIza", "gAAAA", "AKIA", "sntrys_", "sntryu_"})
+_UNGATED_LITERALS = tuple((literal, rule) for literal, rule in _VENDOR_LITERALS if literal in _UNGATED_PREFIXES)
 
 _ENV_NAME_WORDS = ("API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
 _ENV_RE = re.compile("(?:" + "|".join(_ENV_NAME_WORDS) + r")[A-Z0-9_]*(\s*=\s*)(['\"]?)([^\s'\"]+)(\2)")
@@ -92,8 +108,15 @@ _JSON_KEYS = (
 )
 _JSON_RE = re.compile(r'("(?i:' + _JSON_KEYS + r')"\s*:\s*")((?:[^"\\]|\\.)*)(")')
 
-_BEARER_RE = re.compile(r"[Bb](?i:earer)\s+([^\s'\",]+)")
-_AUTHORIZATION_BEFORE = re.compile(r"(?i:authorization)\s*:\s*$")
+# `Authorization: <scheme> <credential>` or `Authorization: <credential>`, Proxy-Authorization too,
+# as a header line, a curl -H argument or a dict/JSON entry (`"Authorization": "Bearer x"`).
+_AUTH_SCHEMES = "bearer|basic|token|digest|negotiate|ntlm|oauth|bot|apikey|api-key|key|hoba|mutual|sso|aws4-hmac-sha256"
+_AUTHORIZATION_RE = re.compile(
+    r"(?i:authorization)['\"]?[ \t]*[:=][ \t]*['\"]?"
+    r"(?:(?i:(" + _AUTH_SCHEMES + r"))[ \t]+)?"
+    r"([^\s'\",;]+)"
+)
+_AUTH_SCHEME_WORDS = frozenset(_AUTH_SCHEMES.split("|"))
 
 _TELEGRAM_RE = re.compile(r":[\-\w]{30,}")
 
@@ -102,6 +125,11 @@ _PEM_REPLACEMENT = "[REDACTED PRIVATE KEY]"
 
 # scheme://user:password@host — any scheme; the user name stays, the password goes.
 _URL_CREDENTIALS_RE = re.compile(r"://([^:/\s@'\"<>]+):([^@\s/'\"<>]+)@")  # after a scheme's last letter
+# scheme://TOKEN@host — a credential alone in the user-info (`git remote set-url origin
+# https://ghp_x@github.com/...`, Sentry DSNs `https://<key>@o1.ingest.sentry.io/2`). A user name
+# alone is no secret, so only what looks like a token goes: 8+ characters with a digit, or 20+.
+_URL_TOKEN_USERINFO_RE = re.compile(r"://([^:/\s@'\"<>]{8,})@")
+_USERINFO_TOKEN_LENGTH = 20
 
 # `password: x`, `db_password = "x"`, `aws_secret_access_key=...` in prose, YAML, INI, .env and
 # command lines: a key name ENDING in one of these words, then `:` or `=` on the same line. Found
@@ -116,9 +144,7 @@ _STRONG_KEY_ENDINGS = (
 _WEAK_KEY_ENDINGS = ("secret", "token", "api_key", "apikey", "access_key", "accesskey")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _KEY_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
-_KEY_VALUE_LITERALS = tuple(
-    form for word in ("pass", "secret", "token", "key") for form in (word, word.upper(), word.capitalize())
-)
+_KEY_WORDS = ("pass", "secret", "token", "key")  # looked for in the lower-cased text
 # Values that are not secrets: placeholders, references and the words prose puts after "password:".
 _NOT_SECRET_VALUES = frozenset(
     {
@@ -198,7 +224,8 @@ def _vendor_replacement(m: re.Match[str]) -> str:
 
 
 def _redact_vendor(text: str) -> str:
-    for literal, rule in _VENDOR_LITERALS:
+    literals = _VENDOR_LITERALS if _SEPARATED_RUN_RE.search(text) else _UNGATED_LITERALS
+    for literal, rule in literals:
         if literal in text:
             text = rule.sub(_vendor_replacement, text)
     return text
@@ -225,16 +252,20 @@ def _redact_json(text: str) -> str:
     return _JSON_RE.sub(lambda m: f"{m.group(1)}{mask_token(m.group(2))}{m.group(3)}", text)
 
 
-def _bearer_replacement(m: re.Match[str]) -> str:
-    if not _AUTHORIZATION_BEFORE.search(m.string, max(0, m.start() - 64), m.start()):
-        return m.group(0)
-    return m.group(0)[: m.start(1) - m.start()] + mask_token(m.group(1))
+def _authorization_replacement(m: re.Match[str]) -> str:
+    credential = m.group(2)
+    if is_placeholder(credential) or credential.lower() in _AUTH_SCHEME_WORDS:
+        return m.group(0)  # `Authorization: $TOKEN`, a scheme named without its credential
+    if m.group(1) is None and credential.isalpha() and credential.islower():
+        return m.group(0)  # prose: "the Authorization: header is missing"
+    whole, start = m.group(0), m.start()
+    return whole[: m.start(2) - start] + mask_token(credential)
 
 
-def _redact_bearer(text: str) -> str:
-    if "earer" not in text and "EARER" not in text:
+def _redact_authorization(text: str) -> str:
+    if "uthorization" not in text and "UTHORIZATION" not in text:
         return text
-    return _BEARER_RE.sub(_bearer_replacement, text)
+    return _AUTHORIZATION_RE.sub(_authorization_replacement, text)
 
 
 def _redact_telegram(text: str) -> str:
@@ -265,15 +296,25 @@ def _redact_pem(text: str) -> str:
     return _PEM_RE.sub(_PEM_REPLACEMENT, text)
 
 
+def _userinfo_token_replacement(m: re.Match[str]) -> str:
+    token = m.group(1)
+    if not _preceded_by(m.string, m.start(), _TOKEN_CHARS) or token.startswith(_MASK):
+        return m.group(0)
+    if len(token) < _USERINFO_TOKEN_LENGTH and not any(c.isdigit() for c in token):
+        return m.group(0)  # `https://deploy-bot@host`: a user name
+    return f"://{mask_token(token)}@"
+
+
 def _redact_url_credentials(text: str) -> str:
     if "://" not in text or "@" not in text:
         return text
-    return _URL_CREDENTIALS_RE.sub(
+    text = _URL_CREDENTIALS_RE.sub(
         lambda m: f"://{m.group(1)}:{_MASK}@" if _preceded_by(m.string, m.start(), _TOKEN_CHARS) else m.group(0), text
     )
+    return _URL_TOKEN_USERINFO_RE.sub(_userinfo_token_replacement, text)
 
 
-def _is_placeholder(value: str) -> bool:
+def is_placeholder(value: str) -> bool:
     """`$VAR`, `${VAR}`, `<your password>`, `{{ secret }}`, `%s`, `***`... and prose words."""
     return value.startswith(("$", "<", "{", "%", "*", "[")) or value.lower() in _NOT_SECRET_VALUES
 
@@ -295,7 +336,7 @@ def _key_value_masked(text: str, key_end: int, value: re.Match[str]) -> str | No
     if not quote:
         while secret and secret[-1] in _SENTENCE_END:
             secret, tail = secret[:-1], secret[-1] + tail
-    if not secret or _is_placeholder(secret):
+    if not secret or is_placeholder(secret):
         return None
     if not strong and (secret.isalpha() or len(secret) < 6):
         return None  # "the token: embedding", "secret: sauce" — prose, not a key
@@ -303,11 +344,13 @@ def _key_value_masked(text: str, key_end: int, value: re.Match[str]) -> str | No
 
 
 def _redact_key_values(text: str) -> str:
-    if ("=" not in text and ":" not in text) or not any(word in text for word in _KEY_VALUE_LITERALS):
+    if "=" not in text and ":" not in text:
         return text
     folded = text.lower()
     if len(folded) != len(text):  # a few non-ASCII characters change length when lowercased
         folded = text.translate(_ASCII_LOWER)
+    if not any(word in folded for word in _KEY_WORDS):
+        return text
     pieces: list[str] = []
     last = 0
     for hit in _KEY_SEPARATOR_RE.finditer(folded):
@@ -395,10 +438,21 @@ def _redact_phone(text: str) -> str:
     )
 
 
+def redaction_enabled() -> bool:
+    """Is redaction on for this process (the settings' `[security] redact_secrets`)?"""
+    return REDACTION_ENABLED
+
+
+def set_redaction_enabled(enabled: bool) -> None:
+    """Turn redaction on or off for this process; the front-ends call it once, at start-up, from the settings."""
+    global REDACTION_ENABLED
+    REDACTION_ENABLED = bool(enabled)
+
+
 def redact_sensitive_text(text: str, *, force: bool = False, code_file: bool = False) -> str:
     """`text` with credentials masked.
 
-    Off when HERMES_REDACT_SECRETS was false at import, unless `force`. `code_file=True` skips the
+    Off when the switch is off (`redaction_enabled()`), unless `force`. `code_file=True` skips the
     ENV-assignment, JSON-field and `key: value` rules (source code is full of harmless
     `TOKEN = ...` and `password = form["password"]` lines).
     Non-string input is returned unchanged.
@@ -413,7 +467,7 @@ def redact_sensitive_text(text: str, *, force: bool = False, code_file: bool = F
         text = _redact_json(text)
         text = _redact_key_values(text)
     text = _redact_password_flags(text)
-    text = _redact_bearer(text)
+    text = _redact_authorization(text)
     text = _redact_telegram(text)
     text = _redact_pem(text)
     text = _redact_url_credentials(text)

@@ -28,6 +28,7 @@ from typing import Any
 
 from hermes_tui.core.memory.scan import scan_text
 from hermes_tui.core.private_io import atomic_write_private, file_lock
+from hermes_tui.store.regular_files import read_regular_bytes
 
 ENTRY_SEPARATOR = "\n§\n"
 RULE = "═" * 46
@@ -77,7 +78,7 @@ class MemoryFile:
     def read_text(self) -> str | None:
         """The file's text; None when it does not exist. Raises UnicodeDecodeError/OSError."""
         try:
-            return self.path.read_bytes().decode("utf-8")
+            return read_regular_bytes(self.path).decode("utf-8")
         except FileNotFoundError:
             return None
 
@@ -193,7 +194,7 @@ class MemoryStore:
         while backup.exists():
             backup = file.path.with_name(f"{file.path.name}.bak-{stamp}-{n}")
             n += 1
-        atomic_write_private(backup, file.path.read_bytes())
+        atomic_write_private(backup, read_regular_bytes(file.path))
         return (
             f"{file.path.name} was edited outside the memory tool and {why}; nothing was changed. "
             f"A copy was saved as {backup.name}. Fix or tidy the file, then try again."

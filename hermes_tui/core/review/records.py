@@ -2,8 +2,8 @@
 
 Key: "review:<session id>:<run id>" (run ids sort by start time). Value: JSON with the session, the
 start and end times, what was due, the actions, the summary line, the diff of the files, the fork's
-tool calls (name, arguments, result, error flag), its API calls and any error. `review_nodes` turns
-records into leaves of the lineage tree under their session.
+tool calls (name, arguments, result, error flag), its API calls and any error, secrets masked.
+`review_nodes` turns records into leaves of the lineage tree under their session.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hermes_tui.core.context.redact_records import redact_json_text
 from hermes_tui.store.models import EDGE_REVIEW, LineageNode
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class ReviewRecord:
 
 
 async def save_record(db: SessionDB, record: ReviewRecord) -> None:
-    await db.set_meta(record.key, record.to_json())
+    await db.set_meta(record.key, redact_json_text(record.to_json()))  # secrets masked, as in every stored row
 
 
 async def load_records(db: SessionDB, limit: int = HISTORY_LIMIT) -> list[ReviewRecord]:

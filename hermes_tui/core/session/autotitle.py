@@ -3,11 +3,11 @@
 Reference §2.7: it runs after an exchange while the history has at most two user messages and the
 session has no title; the auxiliary model (the main one when there is none) gets the first 500
 characters of the user's message and of the answer and proposes 3-7 words. The answer is cleaned
-(a leading "Title:", quotes and markup stripped, invisible characters removed, whitespace collapsed,
-over 80 characters cut to 77 + "..."), then made unique in its lineage numbering ("Fix login" is
-taken -> "Fix login #2"). The demo provider gets a deterministic title from the user's words. A
-title only lands if the session it was made for is still the live one and still untitled, so a
-compression child inherits it as "<title> #2".
+(secrets masked, a leading "Title:", quotes and markup stripped, invisible characters removed,
+whitespace collapsed, over 80 characters cut to 77 + "..."), then made unique in its lineage
+numbering ("Fix login" is taken -> "Fix login #2"). The demo provider gets a deterministic title
+from the user's words. A title only lands if the session it was made for is still the live one
+and still untitled, so a compression child inherits it as "<title> #2".
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable
 
+from hermes_tui.core.context.redact import redact_sensitive_text
 from hermes_tui.store.titles import sanitize_title
 
 TITLE_INPUT_CHARS = 500
@@ -39,7 +40,7 @@ _MARKUP = re.compile(r"[*_`#]+")
 
 def clean_title(raw: str) -> str | None:
     """A model's proposed title as stored, or None when nothing usable is left."""
-    lines = [line for line in raw.strip().splitlines() if line.strip()]
+    lines = [line for line in redact_sensitive_text(raw).strip().splitlines() if line.strip()]
     if not lines:
         return None
     text = _PREFIX.sub("", lines[0])

@@ -1,6 +1,8 @@
 """The compression orchestrator: compress, then continue in a child session (reference §5).
 
-`CompressionOrchestrator.compress` takes the compression lock on the live session, runs the
+`CompressionOrchestrator.compress` takes the compression lock on the live session (held by this
+process, `store.locks`; released on every way out, a Ctrl-C included — the release is shielded, so
+even a second Ctrl-C waits for it — and a cancelled compression says "compression cancelled"), runs the
 compressor, and — unless the compressor aborted or changed nothing, or the result would not be
 smaller than the context it replaces (the no-op rule, `compression_check`: checked before the
 summary call with the shortest possible summary and after it with the real one; nothing rotates
@@ -9,7 +11,8 @@ list, rebuilds the system prompt (re-reading memory from disk), and asks the liv
 its child (`LiveSession.start_child`: the old session ends "compression", the child gets the
 parent id, the lineage title "#N", the new prompt and the compressed list). It records what
 happened in `state_meta["compression:<child id>"]` and emits the events the gauge and the Review
-log update from, mid-turn. It returns a `CompressionResult`; it never raises for the caller.
+log update from, mid-turn. It returns a `CompressionResult`; it never raises for the caller (a
+cancellation propagates, once the lock is released).
 
 It is also the turn's window onto the compressor: the trigger predicates the turn runner asks
 (`should_compress`, `should_defer_preflight`, `in_loop_tokens`) and the window-lowering an
@@ -18,11 +21,9 @@ overflow error asks for.
 
 from __future__ import annotations
 
+import asyncio
 import json
-import os
-import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import CompressOutcome, ContextCompressor
 from hermes_tui.core.context.offload import off_loop
+from hermes_tui.core.context.redact_records import redact_json_text
 from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory import MemoryHooks
@@ -79,7 +81,6 @@ class CompressionOrchestrator:
         meter: ContextMeter,
         emitter: Emitter,
         memory_hooks: MemoryHooks,
-        agent_id: str,
         enabled: bool,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -88,7 +89,6 @@ class CompressionOrchestrator:
         self._meter = meter
         self._events = emitter
         self._hooks = memory_hooks
-        self._agent_id = agent_id
         self._clock = clock
         self.enabled = enabled
 
@@ -116,24 +116,35 @@ class CompressionOrchestrator:
     def _db(self) -> SessionDB | None:
         return self._session.db
 
-    def _lock_holder(self) -> str:
-        return f"{os.getpid()}:{threading.get_ident()}:{self._agent_id}:{uuid.uuid4().hex[:8]}"
-
-    async def _acquire_lock(self, session_id: str, holder: str) -> bool:
+    async def _acquire_lock(self, session_id: str) -> bool:
+        """The lock on `session_id`, held by this process (store.locks); True also without a DB."""
         if self._db is None:
             return True
         try:
-            return await self._db.acquire_compression_lock(session_id, holder)
+            return await self._db.acquire_compression_lock(session_id)
         except Exception:
             return True  # a broken lock subsystem fails open
 
-    async def _release_lock(self, session_id: str, holder: str) -> None:
+    async def _release_lock(self, session_id: str) -> None:
+        """Release the lock whatever happens meanwhile: a Ctrl-C (even a second one) waits for the DELETE."""
         if self._db is None:
             return
+        release = asyncio.ensure_future(self._release_quietly(self._db, session_id))
+        cancelled = False
+        while not release.done():
+            try:
+                await asyncio.shield(release)
+            except asyncio.CancelledError:
+                cancelled = True
+        if cancelled:
+            raise asyncio.CancelledError
+
+    @staticmethod
+    async def _release_quietly(db: SessionDB, session_id: str) -> None:
         try:
-            await self._db.release_compression_lock(session_id, holder)
+            await db.release_compression_lock(session_id)
         except Exception:
-            pass
+            pass  # a broken lock subsystem: the row expires with its TTL, or our next acquire takes it over
 
     async def compress(
         self,
@@ -160,14 +171,16 @@ class CompressionOrchestrator:
             self._finished(len(messages), len(messages), tokens_before, tokens_before, aborted=True, error=error)
             return _unchanged_result(messages, tail, tokens_before, old_id, skipped, aborted=aborted, error=error)
 
-        holder = self._lock_holder()
-        if not await self._acquire_lock(old_id, holder):
-            self._events.warn(
-                "⚠ Skipping concurrent compression — another path is already compressing this session.",
-                once_key=f"lock:{old_id}",
-            )
-            return unchanged("locked", aborted=False)
-        try:
+        locked_by_another = False
+        rotating = False
+        try:  # (from the acquisition on: a Ctrl-C just after the lock row was committed releases it too)
+            if not await self._acquire_lock(old_id):
+                locked_by_another = True
+                self._events.warn(
+                    "⚠ Skipping concurrent compression — another path is already compressing this session.",
+                    once_key=f"lock:{old_id}",
+                )
+                return unchanged("locked", aborted=False)
             notes = self._hooks.on_pre_compress(messages)
             previous_summary = self._compressor.previous_summary
             try:
@@ -199,9 +212,14 @@ class CompressionOrchestrator:
                 why = no_gain_reason(before, after, estimated=False)
                 self._say_not_applied(why, reason)
                 return unchanged(why, aborted=False)
+            rotating = True
             return await self._rotate(messages, tail, outcome, reason, tokens_before, focus_topic)
+        except asyncio.CancelledError:
+            self._cancelled(len(messages), tokens_before, after_rotation=rotating)
+            raise
         finally:
-            await self._release_lock(old_id, holder)
+            if not locked_by_another:
+                await self._release_lock(old_id)
 
     async def _rotate(
         self,
@@ -268,6 +286,14 @@ class CompressionOrchestrator:
         )
         self._meter.publish()
         return result
+
+    def _cancelled(self, before: int, tokens_before: int, *, after_rotation: bool) -> None:
+        """A Ctrl-C (or a stop signal) ended the compression: say so; the lock is released next."""
+        self._events.emit(ev.CompressionFinished(before, before, 0, False, tokens_before, tokens_before, aborted=True))
+        if after_rotation:
+            self._events.warn("⚠ Compression cancelled while the conversation moved to its new session.")
+        else:
+            self._events.warn("⚠ Compression cancelled — no messages were dropped; the conversation stays here.")
 
     def _todo_messages(self) -> list[Message]:
         todo_text = self._session.todo.format_for_reinjection()
@@ -402,7 +428,7 @@ class CompressionOrchestrator:
             "at": self._clock(),
         }
         try:
-            await self._db.set_meta(f"compression:{result.session_id}", json.dumps(record))
+            await self._db.set_meta(f"compression:{result.session_id}", redact_json_text(json.dumps(record)))
         except Exception as exc:
             self._events.warn(f"could not record compression details: {exc}")
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from hermes_tui.core.context.redact import redact_sensitive_text
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory import MemoryHooks
 from hermes_tui.core.messages import content_text
@@ -31,9 +32,9 @@ RECENT_INDEX_DIGITS = 3  # "/resume 2" indexes the recent list; longer numbers a
 
 
 def clean_title(raw: str) -> str | None:
-    """A title as stored (sanitised), or a SessionError saying what is wrong with it."""
+    """A title as stored (secrets masked, sanitised), or a SessionError saying what is wrong with it."""
     try:
-        return sanitize_title(raw)
+        return sanitize_title(redact_sensitive_text(raw))
     except ValueError as exc:
         raise SessionError(str(exc)) from None
 

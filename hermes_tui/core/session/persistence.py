@@ -5,7 +5,9 @@ of a turn (the user's prompt), after every tool round, on interrupt and at the e
 writes a row twice; a child session created by compression starts with the cursor at 0 and so
 receives the whole compressed list. `to_row` is the one mapping from a canonical message to a
 stored row: images never reach the database (list content is stored as its text parts, with
-"[screenshot]" where an image was).
+"[screenshot]" where an image was), and secrets never do (`stored_text`, `redact_stored_row`:
+masked in the row, while the live message the model reads this turn keeps them; a resumed
+session reads the masked form).
 
 The answer being streamed is stored before it ends (crash safety, beyond Hermes): `save_partial`
 appends one assistant row holding the text so far with finish_reason "interrupted" — what a reader
@@ -22,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hermes_tui.core.context.redact import redact_sensitive_text
+from hermes_tui.core.context.redact_records import redact_stored_row
 from hermes_tui.core.context.scaffolding import is_scaffolding, strip_trailing_scaffolding
 from hermes_tui.core.messages import Message, content_text
 
@@ -63,7 +67,12 @@ def to_row(message: Message) -> dict[str, Any]:
         for key in _ASSISTANT_ONLY:
             if message.get(key) is not None:
                 row[key] = message[key]
-    return row
+    return redact_stored_row(row)
+
+
+def stored_text(text: str) -> str:
+    """An answer's text as its row stores it while it streams (secrets masked)."""
+    return redact_sensitive_text(text)
 
 
 @dataclass
@@ -136,12 +145,12 @@ class FlushCursor:
         partial = self.partial
         if partial is not None:
             if text != partial.text:
-                await db.update_message_content(session_id, partial.row_id, text)
+                await db.update_message_content(session_id, partial.row_id, stored_text(text))
                 partial.text = text
             return
         kept = strip_trailing_scaffolding(messages)
         before = kept[self.flushed :]
-        row = {"role": "assistant", "content": text, "finish_reason": INTERRUPTED}
+        row = {"role": "assistant", "content": stored_text(text), "finish_reason": INTERRUPTED}
         ids = await db.append_messages(session_id, [*(to_row(m) for m in before), row])
         self._took_ids(before, ids)
         self.flushed = max(self.flushed, len(kept))

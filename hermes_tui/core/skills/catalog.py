@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_tui.core.skills.frontmatter import SkillFormatError, parse_skill
+from hermes_tui.store.regular_files import read_regular_bytes, read_regular_text
 
 SUPPORT_DIRS = ("references", "templates", "scripts", "assets")
 INDEX_DESCRIPTION_CHARS = 60
@@ -77,8 +78,7 @@ def skill_folders(root: Path) -> list[tuple[Path, str | None]]:
 def read_skill(folder: Path, category: str | None) -> Skill:
     """The skill in `folder`; SkillFormatError (or OSError) when its SKILL.md cannot be used."""
     try:
-        with open(os.path.join(folder, "SKILL.md"), "rb") as handle:
-            text = handle.read().decode("utf-8")
+        text = read_regular_bytes(os.path.join(folder, "SKILL.md")).decode("utf-8")
     except UnicodeDecodeError:
         raise SkillFormatError("SKILL.md is not UTF-8 text") from None
     meta, _body = parse_skill(text)
@@ -127,7 +127,7 @@ def category_description(root: Path, category: str) -> str:
     """The text of skills/<category>/DESCRIPTION.md (its frontmatter description, else its first line)."""
     path = root / category / "DESCRIPTION.md"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except (OSError, UnicodeDecodeError):
         return ""
     try:

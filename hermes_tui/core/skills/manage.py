@@ -30,6 +30,7 @@ from hermes_tui.core.skills.catalog import (
 from hermes_tui.core.skills.frontmatter import SkillFormatError, check_skill_content
 from hermes_tui.core.skills.usage import SkillUsage
 from hermes_tui.store.file_modes import make_private_dir
+from hermes_tui.store.regular_files import read_regular_text
 
 NAME_RULE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 MAX_NAME_CHARS = 64
@@ -89,13 +90,13 @@ class SkillManager:
             if target is None:
                 return _error(problem)
             try:
-                content = target.read_text(encoding="utf-8")
+                content = read_regular_text(target)
             except UnicodeDecodeError:
                 return _error(f"'{file_path}' is not a text file")
             except OSError as exc:
                 return _error(f"cannot read '{file_path}': {exc.strerror or exc}")
             return {"success": True, "name": skill.name, "file_path": file_path, "content": content}
-        text = skill.skill_md.read_text(encoding="utf-8")
+        text = read_regular_text(skill.skill_md)
         return {
             "success": True,
             "name": skill.name,
@@ -198,7 +199,7 @@ class SkillManager:
             label = file_path
         else:
             target, label = folder / "SKILL.md", "SKILL.md"
-        text = target.read_text(encoding="utf-8")
+        text = read_regular_text(target)
         count = text.count(old)
         if count == 0:
             return _error(f"'old_string' was not found in {label} of skill '{name}'. Read it with skill_view first.")

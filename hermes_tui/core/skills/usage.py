@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_tui.core.private_io import atomic_write_private, file_lock
+from hermes_tui.store.regular_files import read_regular_text
 
 USAGE_FILE = ".usage.json"
 
@@ -62,14 +63,14 @@ class SkillUsage:
 
     def _load(self) -> dict[str, Any]:
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = read_regular_text(self.path)
         except FileNotFoundError:
             return {}
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageFileError(f"{self.path.name} cannot be read: {exc}") from None
         try:
             data = json.loads(text) if text.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             raise UsageFileError(f"{self.path.name} is not valid JSON") from None
         if not isinstance(data, dict):
             raise UsageFileError(f"{self.path.name} is not a JSON object")

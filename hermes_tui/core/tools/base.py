@@ -1,10 +1,12 @@
 """What a tool is and what it gets to run: the shared vocabulary of every tool module.
 
-Owns: `ToolResult`, `ApprovalRequest`/`Approver`, `ToolContext`, `ToolArgumentError`, the `Tool`
-base class with its OpenAI function schema, the schema helpers `param`/`object_schema`, parsing a
-model's arguments text and checking it against a tool's schema (`parse_arguments`,
+Owns: `ToolResult` (with the file changes a call made, for the UI), `ApprovalRequest`/`Approver`,
+`ToolContext` (its `permissions`: the permission mode, `core.tools.permissions`), `ToolArgumentError`,
+the `Tool` base class with its OpenAI function schema, the schema helpers `param`/`object_schema`,
+parsing a model's arguments text and checking it against a tool's schema (`parse_arguments`,
 `check_arguments`), and the `FunctionTool` adapter for tools written as plain async functions.
-Imports no tool module, so every tool module and the registry can import it.
+Imports no tool module but the pure `file_diff` and `permissions`, so every tool module and the
+registry can import it.
 """
 
 from __future__ import annotations
@@ -18,27 +20,41 @@ from typing import Any
 
 from hermes_tui.config import ToolsSettings
 from hermes_tui.core.todo import TodoStore
+from hermes_tui.core.tools.file_diff import FileChange
+from hermes_tui.core.tools.permissions import ApprovalAnswer, Permissions, initial_mode
 
 
 @dataclass(frozen=True)
 class ToolResult:
-    """What a tool call produced; `content` becomes the tool message sent back to the model."""
+    """What a tool call produced; `content` becomes the tool message sent back to the model.
+
+    `changes` are the files the call changed (write_file, patch), for the UI and headless lines only:
+    the model reads `content`.
+    """
 
     content: str
     is_error: bool = False
+    changes: tuple[FileChange, ...] = ()
 
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """A question for the user before a tool acts on the machine; `reasons` say why it is risky."""
+    """A question for the user before a tool acts on the machine; `reasons` say why it is risky.
+
+    `change` is the diff a file change would make (write_file, patch). `session_scope` says what
+    "allow for the rest of the session" would cover ("this exact command"); empty = not offered.
+    """
 
     tool: str
     command: str
     cwd: str
     reasons: tuple[str, ...]
+    change: FileChange | None = None
+    session_scope: str = ""
 
 
-Approver = Callable[[ApprovalRequest], Awaitable[bool]]
+# An approver answers True / False (allow once / deny) or an ApprovalAnswer (once, session, deny).
+Approver = Callable[[ApprovalRequest], Awaitable[bool | ApprovalAnswer]]
 
 
 @dataclass
@@ -52,6 +68,17 @@ class ToolContext:
     session_id: str | None = None
     services: dict[str, Any] = field(default_factory=dict)  # e.g. "db" for session_search
     home: Path | None = None  # hermes's home folder: the file tools always ask before touching it
+    permissions: Permissions | None = None  # the agent's mode and allow list; None: from settings.auto_approve
+
+    def __post_init__(self) -> None:
+        if self.permissions is None:
+            self.permissions = Permissions(initial_mode(self.settings.permission_mode, self.settings.auto_approve))
+
+    @property
+    def rules(self) -> Permissions:
+        """The permissions every approval decision consults."""
+        assert self.permissions is not None
+        return self.permissions
 
     def resolve_path(self, raw: str) -> Path:
         """A user or model path: `~` expanded, relative paths taken against `cwd`."""
@@ -69,6 +96,12 @@ class Tool(ABC):
     name: str
     description: str
     parameters: dict[str, Any]
+    mutates_files: bool = False  # it may create, change or delete files: a checkpoint is taken before it runs
+
+    def may_change_files(self, args: dict[str, Any]) -> bool:
+        """Whether this call (its checked arguments) may change files; a tool that can tell a call that
+        only reads (the terminal) narrows `mutates_files` here."""
+        return self.mutates_files
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema."""

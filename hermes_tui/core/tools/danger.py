@@ -1,18 +1,30 @@
-"""Why a shell command is risky: `assess_command(command) -> tuple[str, ...]` of plain-language reasons.
+"""Why a shell command is risky, and where: `find_risks(command)` -> every flagged span as
+`Risk(start, end, reason)`, `assess_command(command)` -> the plain-language reasons alone.
 
-Owns: a small quote-aware shell lexer (words vs operators, so `echo "rm -rf /"` is not a delete),
-wrapper unwrapping (sudo, env, nice, xargs, timeout, ...), and the rule table: recursive deletes,
-root privileges, raw disk writes, formatting, recursive permission changes, downloads piped into a
-shell, history-rewriting git commands, writes to block devices and system files, fork bombs,
-shutdowns, mass kills, destructive SQL. Pure functions; the terminal tool puts the reasons into
-`ApprovalRequest.reasons` and the UI highlights them. An empty tuple means nothing was flagged.
+Owns: the rule table over commands read by `shell_words` (words vs operators, so `echo "rm -rf /"`
+is not a delete): wrapper unwrapping (sudo, env, nice, xargs, timeout, ...), variables assigned a
+command name and expanded in command position (`x=rm; $x -rf /`), commands nested in `sh -c`,
+`su -c`, `eval`, `find -exec` and here-documents fed to a shell, inline scripts
+(`danger_scripts`), and the rules: recursive deletes, root privileges, raw disk writes,
+formatting, recursive permission changes, downloads piped into a shell, history-rewriting git
+commands, writes to block devices and system files, fork bombs, shutdowns, mass kills,
+destructive SQL, emptying files (truncate -s 0), moving a critical path or onto /dev/null,
+kubectl delete, docker prune. Every line of the command is read, and a span is offsets into the
+original text (a nested command's span points into the quoted word it came from). Pure
+functions; the terminal tool puts the reasons into `ApprovalRequest.reasons` and the approval
+screen highlights the spans. Empty means nothing was flagged.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from hermes_tui.core.tools import danger_scripts
+from hermes_tui.core.tools.danger_scripts import SCRIPT_DELETE as SCRIPT_DELETE
+from hermes_tui.core.tools.shell_words import Command, Source, Token, parse, span_of
 
 RM_RECURSIVE_FORCE = "recursive forced delete (rm -rf)"
 RM_RECURSIVE = "recursive delete (rm -r)"
@@ -37,8 +49,14 @@ KILL_BY_NAME = "kills every process matching a name (pkill/killall)"
 FIND_DELETE = "bulk delete through find (-delete / -exec rm)"
 CRONTAB_REMOVE = "removes all cron jobs (crontab -r)"
 DESTRUCTIVE_SQL = "destructive SQL (DROP / TRUNCATE)"
+TRUNCATE_EMPTIES = "empties files (truncate -s 0)"
+MOVE_CRITICAL = "moves a critical path away (/, ~, $HOME or a system folder)"
+MOVE_TO_NULL = "moves files onto /dev/null (their contents are lost)"
+KUBECTL_DELETE = "deletes Kubernetes resources (kubectl delete)"
+DOCKER_PRUNE = "removes Docker data for good (docker ... prune)"
+DOCKER_VOLUME_RM = "deletes Docker volumes and their data"
+VARIABLE_COMMAND = "runs a command named by a variable (x=rm; $x ...)"
 
-_OPERATOR_CHARS = frozenset("();<>|&")
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh"})
 _INTERPRETERS = _SHELLS | {"python", "python3", "perl", "ruby", "node"}
 _DOWNLOADERS = frozenset({"curl", "wget", "fetch"})
@@ -108,102 +126,28 @@ _SHELL_READS_DOWNLOAD = re.compile(
 _MAX_DEPTH = 3
 
 
-# --------------------------------------------------------------------------- lexing
+_RESERVED = frozenset({"if", "then", "else", "elif", "while", "until", "do", "{", "!"})
+_DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_VARIABLE = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
+_MOVE_CRITICAL_TARGETS = _CRITICAL_RM_TARGETS - {"*", ".", "./", "..", "../"}
+_ZERO_SIZE = re.compile(r"^0+([KMGTPEZY](i?B)?|B)?$", re.IGNORECASE)
+_KUBECTL_VALUE_OPTIONS = frozenset(
+    {"-n", "--namespace", "--context", "--kubeconfig", "-s", "--server", "--cluster", "--user", "--token", "--as"}
+)
+_DOCKER_VALUE_OPTIONS = frozenset({"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"})
+_MAX_SUBSTITUTIONS = 8
+
+Hit = tuple[str, int, int]  # (reason, start, end) while assessing
+Variables = dict[str, str]  # shell variables assigned so far: name -> value
 
 
-def _lex(text: str) -> list[tuple[str, bool]]:
-    """(token, is_operator) pairs, with shell quoting and escapes removed from words.
+@dataclass(frozen=True)
+class Risk:
+    """One flagged stretch of a command: the characters `command[start:end]`, and why."""
 
-    Newlines and backticks become ";" separators so each line and each `...` substitution is
-    assessed as its own command; `#` at the start of a word begins a comment.
-    """
-    tokens: list[tuple[str, bool]] = []
-    word: list[str] = []
-    in_word = False
-    i, n = 0, len(text)
-
-    def flush() -> None:
-        nonlocal in_word
-        if in_word:
-            tokens.append(("".join(word), False))
-            word.clear()
-            in_word = False
-
-    while i < n:
-        ch = text[i]
-        if ch in " \t\r":
-            flush()
-            i += 1
-        elif ch in "\n`":
-            flush()
-            tokens.append((";", True))
-            i += 1
-        elif ch == "#" and not in_word:
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif ch in _OPERATOR_CHARS:
-            flush()
-            j = i
-            while j < n and text[j] in _OPERATOR_CHARS:
-                j += 1
-            tokens.append((text[i:j], True))
-            i = j
-        elif ch == "\\":
-            if text[i + 1 : i + 2] != "\n":  # backslash-newline is a line continuation
-                word.append(text[i + 1 : i + 2])
-                in_word = True
-            i += 2
-        elif ch == "'":
-            end = text.find("'", i + 1)
-            end = n if end < 0 else end
-            word.append(text[i + 1 : end])
-            in_word = True
-            i = end + 1
-        elif ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                if text[j] == "\\" and j + 1 < n and text[j + 1] in '"\\$`':
-                    j += 1
-                word.append(text[j])
-                j += 1
-            in_word = True
-            i = j + 1
-        else:
-            word.append(ch)
-            in_word = True
-            i += 1
-    flush()
-    return tokens
-
-
-def _is_output_redirect(op: str) -> bool:
-    return ">" in op and "(" not in op
-
-
-def _parse(text: str) -> tuple[list[list[list[str]]], list[str]]:
-    """Pipelines (lists of argv lists) and the targets of output redirections."""
-    pipelines: list[list[list[str]]] = [[[]]]
-    targets: list[str] = []
-    expect: str | None = None  # "target" after an output redirect, "source" after an input one
-    for token, is_operator in _lex(text):
-        if not is_operator:
-            if expect == "target":
-                targets.append(token)
-            elif expect is None:
-                pipelines[-1][-1].append(token)
-            expect = None
-            continue
-        expect = None
-        if _is_output_redirect(token):
-            expect = "target"
-        elif token in ("<", "<<", "<<<", "<<-"):
-            expect = "source"
-        elif token in ("|", "|&"):
-            pipelines[-1].append([])
-        else:
-            pipelines.append([[]])
-    cleaned = [[argv for argv in pipeline if argv] for pipeline in pipelines]
-    return [pipeline for pipeline in cleaned if pipeline], targets
+    start: int
+    end: int
+    reason: str
 
 
 # --------------------------------------------------------------------------- rules
@@ -214,29 +158,48 @@ def _short_flags(args: Iterable[str]) -> str:
     return "".join(arg[1:] for arg in args if arg.startswith("-") and not arg.startswith("--"))
 
 
-def _unwrap(argv: list[str], found: list[str]) -> list[str]:
-    """The real command under sudo/env/nice/xargs/... and leading VAR=value assignments."""
+def _substitute(word: Token, variables: Variables) -> list[Token] | None:
+    """`$x` / `${x}` of a variable assigned earlier, as the words of its value (spanning `$x`)."""
+    match = _VARIABLE.match(word.text)
+    name = (match.group(1) or match.group(2)) if match else None
+    if name is None or name not in variables:
+        return None
+    return [Token(piece, "word", word.start, word.end, [word.start] * len(piece)) for piece in variables[name].split()]
+
+
+def _unwrap(argv: Sequence[Token], variables: Variables, found: list[Hit]) -> tuple[list[Token], Token | None]:
+    """The real command under sudo/env/nice/xargs/..., reserved words and leading VAR=value assignments,
+    with a variable in command position replaced by its value; and the variable's word, if one was."""
     argv = list(argv)
+    via: Token | None = None
+    substitutions = 0
     while argv:
-        if _ASSIGNMENT.match(argv[0]):
+        first = argv[0]
+        expanded = _substitute(first, variables) if substitutions < _MAX_SUBSTITUTIONS else None
+        if expanded is not None:
+            argv[0:1] = expanded
+            via = via or first
+            substitutions += 1
+            continue
+        if _ASSIGNMENT.match(first.text) or first.text in _RESERVED:
             argv.pop(0)
             continue
-        name = os.path.basename(argv[0])
+        name = os.path.basename(first.text)
         if name not in _WRAPPERS:
             break
         if name in _ROOT_WRAPPERS:
-            found.append(ROOT_PRIVILEGES)
+            found.append((ROOT_PRIVILEGES, first.start, first.end))
         takes_value = _WRAPPERS[name]
         argv.pop(0)
-        while argv and (argv[0].startswith("-") or (name == "env" and _ASSIGNMENT.match(argv[0]))):
-            option = argv.pop(0)
+        while argv and (argv[0].text.startswith("-") or (name == "env" and _ASSIGNMENT.match(argv[0].text))):
+            option = argv.pop(0).text
             if option == "--":
                 break
             if option in takes_value and argv:
                 argv.pop(0)
         if name == "timeout" and argv:
             argv.pop(0)  # the duration
-    return argv
+    return argv, via
 
 
 def _rm_reasons(args: list[str]) -> list[str]:
@@ -249,10 +212,14 @@ def _rm_reasons(args: list[str]) -> list[str]:
     elif recursive:
         reasons.append(RM_RECURSIVE)
     operands = [arg for arg in args if not arg.startswith("-")]
-    paths = [(arg.rstrip("/") or "/") if arg.startswith("/") else arg for arg in operands]
+    paths = [_normal_path(arg) for arg in operands]
     if "--no-preserve-root" in args or (recursive and any(path in _CRITICAL_RM_TARGETS for path in paths)):
         reasons.append(RM_CRITICAL_PATH)
     return reasons
+
+
+def _normal_path(arg: str) -> str:
+    return (arg.rstrip("/") or "/") if arg.startswith("/") else arg
 
 
 def _chmod_reasons(name: str, args: list[str]) -> list[str]:
@@ -300,68 +267,54 @@ def _kill_reasons(args: list[str]) -> list[str]:
     return [KILL_ALL] if "-1" in targets else []
 
 
-def _find_reasons(args: list[str], depth: int) -> list[str]:
-    reasons: list[str] = []
-    if "-delete" in args:
-        reasons.append(FIND_DELETE)
+def _truncate_reasons(args: list[str]) -> list[str]:
+    """`truncate -s 0`, `-s0`, `--size=0`, `--size 0` (also `0K`...): the files end up empty."""
     for index, arg in enumerate(args):
-        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
-            nested: list[str] = []
-            for item in args[index + 1 :]:
-                if item in (";", "+"):
-                    break
-                nested.append(item)
-            if nested and os.path.basename(nested[0]) in ("rm", "shred", "unlink"):
-                reasons.append(FIND_DELETE)
-            reasons.extend(_command_reasons(nested, depth + 1))
+        size: str | None = None
+        if arg in ("-s", "--size") and index + 1 < len(args):
+            size = args[index + 1]
+        elif arg.startswith("--size="):
+            size = arg[len("--size=") :]
+        elif arg.startswith("-s") and not arg.startswith("--"):
+            size = arg[2:]
+        if size is not None and _ZERO_SIZE.match(size):
+            return [TRUNCATE_EMPTIES]
+    return []
+
+
+def _mv_reasons(args: list[str]) -> list[str]:
+    operands = [_normal_path(arg) for arg in args if not arg.startswith("-")]
+    reasons: list[str] = []
+    if len(operands) >= 2 and any(path in _MOVE_CRITICAL_TARGETS for path in operands[:-1]):
+        reasons.append(MOVE_CRITICAL)
+    if len(operands) >= 2 and "/dev/null" in operands:
+        reasons.append(MOVE_TO_NULL)
     return reasons
 
 
-def _command_reasons(argv: list[str], depth: int) -> list[str]:
-    found: list[str] = []
-    argv = _unwrap(argv, found)
-    if not argv:
-        return found
-    name, args = os.path.basename(argv[0]), argv[1:]
-    if name == "rm":
-        found.extend(_rm_reasons(args))
-    elif name == "shred":
-        found.append(SHRED)
-    elif name == "su":
-        found.append(ROOT_PRIVILEGES)
-        if "-c" in args and args.index("-c") + 1 < len(args):
-            found.extend(_assess(args[args.index("-c") + 1], depth + 1))
-    elif name == "dd":
-        outputs = [arg[3:] for arg in args if arg.startswith("of=")]
-        if outputs:
-            found.append(DD_WRITE)
-        if any(_BLOCK_DEVICE.match(path) for path in outputs):
-            found.append(BLOCK_DEVICE_WRITE)
-    elif name.startswith("mkfs") or name in _DISK_TOOLS:
-        found.append(DISK_FORMAT)
-    elif name in ("chmod", "chown", "chgrp"):
-        found.extend(_chmod_reasons(name, args))
-    elif name == "git":
-        found.extend(_git_reasons(args))
-    elif _is_power_command(name, args):
-        found.append(SHUTDOWN)
-    elif name == "kill":
-        found.extend(_kill_reasons(args))
-    elif name == "killall5":
-        found.append(KILL_ALL)
-    elif name in ("pkill", "killall"):
-        found.append(KILL_BY_NAME)
-    elif name == "find":
-        found.extend(_find_reasons(args, depth))
-    elif name == "crontab" and "r" in _short_flags(args):
-        found.append(CRONTAB_REMOVE)
-    elif name == "tee":
-        found.extend(_target_reasons(arg for arg in args if not arg.startswith("-")))
-    elif name in _SHELLS and "-c" in args and args.index("-c") + 1 < len(args):
-        found.extend(_assess(args[args.index("-c") + 1], depth + 1))
-    elif name == "eval":
-        found.extend(_assess(" ".join(args), depth + 1))
-    return found
+def _kubectl_reasons(args: list[str]) -> list[str]:
+    rest = list(args)
+    while rest and rest[0].startswith("-"):
+        if rest.pop(0) in _KUBECTL_VALUE_OPTIONS and rest:
+            rest.pop(0)
+    return [KUBECTL_DELETE] if rest[:1] == ["delete"] else []
+
+
+def _docker_reasons(name: str, args: list[str]) -> list[str]:
+    rest = list(args)
+    while rest and rest[0].startswith("-"):
+        if rest.pop(0) in _DOCKER_VALUE_OPTIONS and rest:
+            rest.pop(0)
+    words = [arg for arg in rest if not arg.startswith("-")]
+    if name == "docker-compose":
+        words = ["compose", *words]
+    if words[:1] == ["compose"] and "down" in words and ("-v" in rest or "--volumes" in rest):
+        return [DOCKER_VOLUME_RM]
+    if "prune" in words[:2]:
+        return [DOCKER_PRUNE]
+    if words[:1] == ["volume"] and words[1:2] in (["rm"], ["remove"]):
+        return [DOCKER_VOLUME_RM]
+    return []
 
 
 def _is_power_command(name: str, args: list[str]) -> bool:
@@ -382,41 +335,213 @@ def _target_reasons(targets: Iterable[str]) -> list[str]:
     return reasons
 
 
-def _pipeline_reasons(pipeline: list[list[str]]) -> list[str]:
-    """Downloads or text piped into a shell: `curl ... | sh`, `... | sudo bash -s`."""
-    reasons: list[str] = []
-    commands = [_unwrap(argv, []) for argv in pipeline]
-    names = [os.path.basename(command[0]) if command else "" for command in commands]
-    for position in range(1, len(commands)):
-        name = names[position]
-        if name in _INTERPRETERS and _DOWNLOADERS.intersection(names[:position]):
-            reasons.append(DOWNLOAD_TO_SHELL)
-        elif name in _SHELLS and "-c" not in commands[position][1:]:
-            reasons.append(PIPE_TO_SHELL)
-    return reasons
+def _simple_reasons(name: str, args: list[str]) -> list[str]:
+    """The rules that need only the command's name and its arguments' text."""
+    if name == "rm":
+        return _rm_reasons(args)
+    if name == "shred":
+        return [SHRED]
+    if name == "dd":
+        outputs = [arg[3:] for arg in args if arg.startswith("of=")]
+        reasons = [DD_WRITE] if outputs else []
+        if any(_BLOCK_DEVICE.match(path) for path in outputs):
+            reasons.append(BLOCK_DEVICE_WRITE)
+        return reasons
+    if name.startswith("mkfs") or name in _DISK_TOOLS:
+        return [DISK_FORMAT]
+    if name in ("chmod", "chown", "chgrp"):
+        return _chmod_reasons(name, args)
+    if name == "git":
+        return _git_reasons(args)
+    if _is_power_command(name, args):
+        return [SHUTDOWN]
+    if name == "kill":
+        return _kill_reasons(args)
+    if name == "killall5":
+        return [KILL_ALL]
+    if name in ("pkill", "killall"):
+        return [KILL_BY_NAME]
+    if name == "crontab" and "r" in _short_flags(args):
+        return [CRONTAB_REMOVE]
+    if name == "tee":
+        return _target_reasons(arg for arg in args if not arg.startswith("-"))
+    if name == "truncate":
+        return _truncate_reasons(args)
+    if name == "mv":
+        return _mv_reasons(args)
+    if name == "kubectl":
+        return _kubectl_reasons(args)
+    if name in ("docker", "podman", "docker-compose"):
+        return _docker_reasons(name, args)
+    return []
 
 
-def _assess(command: str, depth: int) -> list[str]:
-    if depth > _MAX_DEPTH or not command.strip():
-        return []
-    found: list[str] = []
-    if _FORK_BOMB.search(command):
-        found.append(FORK_BOMB)
-    if _SHELL_READS_DOWNLOAD.search(command):
-        found.append(DOWNLOAD_TO_SHELL)
-    if _DESTRUCTIVE_SQL.search(command):
-        found.append(DESTRUCTIVE_SQL)
-    pipelines, targets = _parse(command)
-    found.extend(_target_reasons(targets))
-    for pipeline in pipelines:
-        for argv in pipeline:
-            found.extend(_command_reasons(argv, depth))
-        found.extend(_pipeline_reasons(pipeline))
+def _find_hits(args: list[Token], depth: int, variables: Variables) -> list[Hit]:
+    texts = [arg.text for arg in args]
+    whole = span_of(args)
+    found: list[Hit] = []
+    if "-delete" in texts:
+        found.append((FIND_DELETE, *whole))
+    for index, arg in enumerate(texts):
+        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
+            nested: list[Token] = []
+            for item in args[index + 1 :]:
+                if item.text in (";", "+"):
+                    break
+                nested.append(item)
+            if nested and os.path.basename(nested[0].text) in ("rm", "shred", "unlink"):
+                found.append((FIND_DELETE, *whole))
+            found.extend(_command_hits(nested, (), depth + 1, variables))
     return found
+
+
+def _nested_hits(name: str, args: list[Token], stdin: Sequence[Token], depth: int, variables: Variables) -> list[Hit]:
+    """Commands inside this one: `sh -c`, `su -c`, `eval`, a script fed to a shell, inline scripts."""
+    texts = [arg.text for arg in args]
+    code_after_c = args[texts.index("-c") + 1] if "-c" in texts and texts.index("-c") + 1 < len(args) else None
+    if name == "su":
+        return _assess(code_after_c.source(), depth + 1, variables) if code_after_c is not None else []
+    if name in _SHELLS:
+        if code_after_c is not None:
+            return _assess(code_after_c.source(), depth + 1, variables)
+        found: list[Hit] = []
+        for body in stdin:  # bash <<EOF ... EOF, bash <<< "..."
+            found.extend(_assess(body.source(), depth + 1, variables))
+        return found
+    if name == "eval":
+        return _assess(_joined(args), depth + 1, variables)
+    language = danger_scripts.language_of(name)
+    if language is None:
+        return []
+    found = []
+    for code in [*danger_scripts.inline_code(language, args), *(body.source() for body in stdin)]:
+        deletes, shell_commands = danger_scripts.script_risks(language, code)
+        found.extend(deletes)
+        for shell in shell_commands:
+            found.extend(_assess(shell, depth + 1, variables))
+    return found
+
+
+def _joined(words: Sequence[Token]) -> Source:
+    """Words joined with spaces, each character still pointing into the original command."""
+    text: list[str] = []
+    at: list[int] = []
+    for word in words:
+        if text:
+            text.append(" ")
+            at.append(word.start)
+        text.append(word.text)
+        at.extend(word.at)
+    return Source("".join(text), at)
+
+
+def _command_hits(argv: Sequence[Token], stdin: Sequence[Token], depth: int, variables: Variables) -> list[Hit]:
+    found: list[Hit] = []
+    words, via = _unwrap(argv, variables, found)
+    if not words:
+        return found
+    name, args = os.path.basename(words[0].text), words[1:]
+    texts = [arg.text for arg in args]
+    whole = span_of(words)
+    before = len(found)
+    if name == "su":
+        found.append((ROOT_PRIVILEGES, words[0].start, words[0].end))
+    found.extend((reason, *whole) for reason in _simple_reasons(name, texts))
+    if name == "find":
+        found.extend(_find_hits(args, depth, variables))
+    found.extend(_nested_hits(name, args, stdin, depth, variables))
+    if via is not None and len(found) > before:
+        found.append((VARIABLE_COMMAND, via.start, via.end))
+    return found
+
+
+def _pipeline_hits(pipeline: list[Command], variables: Variables) -> list[Hit]:
+    """Downloads or text piped into a shell: `curl ... | sh`, `... | sudo bash -s`."""
+    found: list[Hit] = []
+    commands = [_unwrap(command.argv, variables, [])[0] for command in pipeline]
+    names = [os.path.basename(command[0].text) if command else "" for command in commands]
+    start = span_of(pipeline[0].argv)[0] if pipeline[0].argv else 0
+    for position in range(1, len(commands)):
+        name, command = names[position], commands[position]
+        if not command:
+            continue
+        end = span_of(command)[1]
+        if (name in _SHELLS or danger_scripts.language_of(name)) and _DOWNLOADERS.intersection(names[:position]):
+            found.append((DOWNLOAD_TO_SHELL, start, end))
+        elif name in _SHELLS and "-c" not in [word.text for word in command[1:]]:
+            found.append((PIPE_TO_SHELL, start, end))
+    return found
+
+
+def _remember_assignments(command: Command, variables: Variables) -> bool:
+    """`x=rm`, `export x=rm`, `unset x`: note what the variables hold now. False for any other command."""
+    words = [word.text for word in command.argv]
+    if words and words[0] == "unset":
+        for name in words[1:]:
+            variables.pop(name, None)
+        return True
+    if words and words[0] in _DECLARERS:
+        words = [word for word in words[1:] if not word.startswith("-")]
+        if not words:
+            return True
+    if not words or not all(_ASSIGNMENT.match(word) for word in words):
+        return False
+    for word in words:
+        name, _, value = word.partition("=")
+        variables[name] = value
+    return True
+
+
+def _assess(source: Source, depth: int, variables: Variables) -> list[Hit]:
+    if depth > _MAX_DEPTH or not source.text.strip():
+        return []
+    found: list[Hit] = []
+    for pattern, reason in (
+        (_FORK_BOMB, FORK_BOMB),
+        (_SHELL_READS_DOWNLOAD, DOWNLOAD_TO_SHELL),
+        (_DESTRUCTIVE_SQL, DESTRUCTIVE_SQL),
+    ):
+        found.extend((reason, *source.span(match.start(), match.end())) for match in pattern.finditer(source.text))
+    script = parse(source)
+    for operator, target in script.redirects:
+        found.extend((reason, operator.start, target.end) for reason in _target_reasons([target.text]))
+    for pipeline in script.pipelines:
+        for command in pipeline:
+            if not command.stdin and _remember_assignments(command, variables):
+                continue
+            found.extend(_command_hits(command.argv, command.stdin, depth, variables))
+        found.extend(_pipeline_hits(pipeline, variables))
+    return found
+
+
+def _hits(command: object) -> list[Hit]:
+    if not isinstance(command, str):
+        return []
+    return _assess(Source(command), 0, {})
+
+
+def find_risks(command: str) -> tuple[Risk, ...]:
+    """Every flagged span of `command` across all its lines, by position; each (span, reason) once."""
+    unique = dict.fromkeys(Risk(start, end, reason) for reason, start, end in _hits(command))
+    return tuple(sorted(unique, key=lambda risk: (risk.start, risk.end)))
 
 
 def assess_command(command: str) -> tuple[str, ...]:
     """Reasons `command` is risky, most specific first per command, without duplicates."""
+    return tuple(dict.fromkeys(reason for reason, _, _ in _hits(command)))
+
+
+def simple_commands(command: str) -> tuple[list[list[str]], list[str]]:
+    """Every simple command in `command` as its argv with wrappers (sudo, env, xargs ...) unwrapped,
+    and the targets of its output redirections. For callers that judge commands by what they run
+    (the checkpoint hook's read-only test); an empty argv list means nothing runs."""
     if not isinstance(command, str):
-        return ()
-    return tuple(dict.fromkeys(_assess(command, 0)))
+        return [], []
+    script = parse(Source(command))
+    argvs: list[list[str]] = []
+    for pipeline in script.pipelines:
+        for simple in pipeline:
+            words, _ = _unwrap(simple.argv, {}, [])
+            if words:
+                argvs.append([word.text for word in words])
+    return argvs, [target.text for _, target in script.redirects]

@@ -6,6 +6,7 @@ bootstrap adds it next to the database it reads.
 
 from __future__ import annotations
 
+from hermes_tui.core.tools.file_patch import PatchTool
 from hermes_tui.core.tools.files import ReadFileTool, SearchFilesTool, WriteFileTool
 from hermes_tui.core.tools.registry import ToolRegistry
 from hermes_tui.core.tools.terminal import TerminalTool
@@ -13,8 +14,8 @@ from hermes_tui.core.tools.todo import TodoTool
 
 
 def default_registry() -> ToolRegistry:
-    """read_file, write_file, search_files, terminal and todo (session_search is added by the agent)."""
+    """read_file, write_file, patch, search_files, terminal and todo (session_search is added by the agent)."""
     registry = ToolRegistry()
-    for tool in (ReadFileTool(), WriteFileTool(), SearchFilesTool(), TerminalTool(), TodoTool()):
+    for tool in (ReadFileTool(), WriteFileTool(), PatchTool(), SearchFilesTool(), TerminalTool(), TodoTool()):
         registry.register(tool)
     return registry

@@ -10,8 +10,10 @@ Free: paths whose resolved form lies inside the working folder or a folder the u
 credential files (.aws, .netrc, .git-credentials, .pgpass, docker and kube configs, gcloud, .env
 files, private keys ...), /etc and /boot, hermes's own home (state.db, config.toml), files that
 run code when written (git hooks, .git/config, .envrc), and names with control or invisible
-characters. Never touched at all: the kernel's live files under /proc, /sys and /dev
-(`pseudo_filesystem_reason`): a read there can block forever, even in a worker thread.
+characters; and (`hard_link_reason`, which the file tools add once they have opened the file) a
+regular file with more than one name, which may be an outside file's other name. Never touched at
+all: the kernel's live files under /proc, /sys and /dev (`pseudo_filesystem_reason`): a read there
+can block forever, even in a worker thread.
 
 `visible_path` shows a path with every control, invisible and undecodable character escaped, so a
 request or an error says exactly which path is meant. Blocking (it calls realpath and stat): run
@@ -34,6 +36,7 @@ Access = Literal["read", "write", "search"]
 OUTSIDE = "outside the working folder"
 OUTSIDE_ALLOWED = "outside the working folder and the folders in [tools] allow_paths"
 SYMLINK_OUT = "a symbolic link inside the working folder that points outside it"
+HARD_LINK = "a hard link: the file has other names, and they may be outside the working folder"
 SHELL_STARTUP = "a shell start-up file: what is written there runs in every new shell, and it often holds tokens"
 SHELL_HISTORY = "a shell or REPL history file, which often holds passwords typed on the command line"
 SSH = "SSH keys and configuration (.ssh)"
@@ -120,7 +123,8 @@ _VISIBLE_SEPARATORS = frozenset({" "})
 
 
 class UnusablePath(ValueError):
-    """A path no file can have (a NUL byte, a lone surrogate); the message is one line."""
+    """A path no file can have (a NUL byte, a lone surrogate), or one that changed while it was being
+    resolved; the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +146,7 @@ class PathVerdict:
     target: TargetInfo
     access: Access
     reasons: tuple[str, ...]  # why the user must approve; empty = free
+    roots: tuple[Path, ...] = ()  # the free folders (resolved) it was judged against; the walk starts at one
 
     @property
     def needs_approval(self) -> bool:
@@ -318,6 +323,11 @@ def sensitive_reasons(
     return reasons
 
 
+def hard_link_reason(links: int) -> str:
+    """Why a regular file with `links` names (st_nlink > 1) needs approval wherever it is."""
+    return f"{HARD_LINK} ({links} names)"
+
+
 # --------------------------------------------------------------------------- judging one path
 
 
@@ -376,6 +386,17 @@ def _beyond_roots(path: Path, roots: Sequence[Path]) -> str:
     return str(path)
 
 
+def _resolve(absolute: str, raw: str) -> Path:
+    """realpath, which raises (readlink: EINVAL) when a link is swapped for a folder while it looks."""
+    try:
+        return Path(os.path.realpath(absolute))
+    except OSError:
+        raise UnusablePath(
+            f"the path {visible_path(raw)} changed while it was being looked up (a symbolic link on it was "
+            "replaced); try again"
+        ) from None
+
+
 def assess_path(
     raw: str,
     access: Access,
@@ -388,7 +409,7 @@ def assess_path(
     check_path_text(raw)
     absolute = os.path.join(cwd, os.path.expanduser(raw))
     written = Path(os.path.normpath(absolute))
-    resolved = Path(os.path.realpath(absolute))
+    resolved = _resolve(absolute, raw)
     roots = free_roots(cwd, allow_paths)
     reasons: list[str] = []
     if not any(_within(resolved, root) for root in roots):
@@ -408,4 +429,5 @@ def assess_path(
         target=target_info(resolved),
         access=access,
         reasons=tuple(dict.fromkeys(reasons)),
+        roots=tuple(roots),
     )

@@ -1,9 +1,10 @@
 """Reading one text file for read_file: blocking work, meant for a worker thread.
 
 Owns numbered, size-capped text reads ("     1|text") with paging notes, overlong-line cutting,
-refusal of binary and non-UTF-8 files, and the line count behind "of N" — all through
-`safe_open_regular` (never a FIFO, device or socket) and checking a `StopSignal` between lines and
-chunks, so a time cap or Ctrl-C ends the read promptly.
+refusal of binary and non-UTF-8 files, and the line count behind "of N" — all from the one regular
+file `safe_open.open_file` opened while the path was judged (never a FIFO, device or socket, never
+reopened by name), checking a `StopSignal` between lines and chunks, so a time cap or Ctrl-C ends
+the read promptly.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from typing import IO
 
 from hermes_tui.core.tools.base import ToolResult
 from hermes_tui.core.tools.blocking import StopSignal
-from hermes_tui.core.tools.file_access import NotRegularFile, error_result, safe_open_regular
+from hermes_tui.core.tools.file_access import error_result
 from hermes_tui.core.tools.file_policy import visible_path
+from hermes_tui.core.tools.safe_open import OpenedFile
 
 BINARY_SNIFF_BYTES = 8192
 MAX_LINE_CHARS = 2000
@@ -74,39 +76,22 @@ def _decode_line(raw: bytes, number: int, cut: bool) -> str:
     return text
 
 
-def count_lines(path: Path, stop: StopSignal | None = None) -> int | None:
-    """Lines in a file (a last line without a newline counts), or None when too big or stopped."""
+def count_lines(handle: IO[bytes], stop: StopSignal | None = None) -> int | None:
+    """Lines in the open file (a last line without a newline counts), or None when too big or stopped."""
+    if os.fstat(handle.fileno()).st_size > LINE_COUNT_MAX_FILE_BYTES:
+        return None
+    newlines = 0
+    last = b""
     try:
-        fd = safe_open_regular(path)
+        handle.seek(0)
+        while chunk := handle.read(_CHUNK_BYTES):
+            if stop is not None and stop.should_stop:
+                return None
+            newlines += chunk.count(b"\n")
+            last = chunk[-1:]
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        if os.fstat(handle.fileno()).st_size > LINE_COUNT_MAX_FILE_BYTES:
-            return None
-        newlines = 0
-        last = b""
-        try:
-            while chunk := handle.read(_CHUNK_BYTES):
-                if stop is not None and stop.should_stop:
-                    return None
-                newlines += chunk.count(b"\n")
-                last = chunk[-1:]
-        except OSError:
-            return None
     return newlines + (1 if last and last != b"\n" else 0)
-
-
-def _open_error(path: Path, exc: OSError) -> ToolResult:
-    shown = visible_path(str(path))
-    if isinstance(exc, NotRegularFile):
-        return error_result(f"{shown} is not a regular file (device, socket or pipe); read_file reads text files")
-    if isinstance(exc, FileNotFoundError):
-        return error_result(f"file not found: {shown}")
-    if isinstance(exc, PermissionError):
-        return error_result(f"permission denied: {shown}")
-    if isinstance(exc, IsADirectoryError):
-        return error_result(f"{shown} is a directory, not a file (list it with search_files target='files')")
-    return error_result(f"cannot read {shown}: {exc.strerror or exc}")
 
 
 def _binary_refusal(path: Path, size: int) -> ToolResult:
@@ -114,19 +99,19 @@ def _binary_refusal(path: Path, size: int) -> ToolResult:
     return error_result(f"{shown} looks like a binary file ({size:,} bytes); read_file only reads text files")
 
 
-def read_text_file(path: Path, offset: int, limit: int | None, max_bytes: int, stop: StopSignal) -> ToolResult:
-    """Lines `offset`.. of a text file, numbered "     1|text", capped at `max_bytes` of source text.
+def read_text_file(
+    opened: OpenedFile, path: Path, offset: int, limit: int | None, max_bytes: int, stop: StopSignal
+) -> ToolResult:
+    """Lines `offset`.. of the open file (found at `path`), numbered "     1|text", capped at
+    `max_bytes` of source text. The descriptor stays open (its owner closes it).
 
     Raises ReadStopped when `stop` says so; every other problem is an error result.
     """
-    try:
-        fd = safe_open_regular(path)
-    except OSError as exc:
-        return _open_error(path, exc)
-    with os.fdopen(fd, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
+    with os.fdopen(opened.fd, "rb", closefd=False) as handle:
         try:
+            size = os.fstat(handle.fileno()).st_size
             outcome = _read_lines(handle, path, offset, limit, max_bytes, stop)
+            total = count_lines(handle, stop) if not isinstance(outcome, ToolResult) and outcome[3] else None
         except OSError as exc:
             return error_result(f"cannot read {visible_path(str(path))}: {exc.strerror or exc}")
     if isinstance(outcome, ToolResult):
@@ -146,7 +131,6 @@ def read_text_file(path: Path, offset: int, limit: int | None, max_bytes: int, s
     if not more:
         return ToolResult(body)
     first, last = shown[0].number, shown[-1].number
-    total = count_lines(path, stop)
     of_total = f" of {total:,}" if total is not None else ""
     if capped:
         note = (

@@ -1,12 +1,14 @@
 """The walk and the matching behind search_files: blocking work, meant for a worker thread.
 
-Owns the folder walk (path order; VCS/virtualenv/cache folders and the kernel's /proc, /sys and /dev
-never entered; symlinked folders not followed), content search (regular text files only, opened
-without blocking on FIFOs or devices, size-capped, binary files skipped; files the policy calls
-sensitive — keys, credentials, .env, shell start-up files, hermes's home — and symlinks leading out
-of the searched area are skipped and counted, never read), file-name search, and the `SearchState`
-they fill. Every step checks a `StopSignal`, so the time cap gives partial results and Ctrl-C ends
-the walk within one file.
+Owns the folder walk (path order, from the root folder opened while it was judged, each subfolder
+opened from its parent's descriptor without following a link — `safe_open`; VCS/virtualenv/cache
+folders and the kernel's /proc, /sys and /dev never entered; symlinked folders not followed),
+content search (regular text files only, opened from their folder's descriptor without blocking on
+FIFOs or devices, size-capped, binary files skipped; files the policy calls sensitive — keys,
+credentials, .env, shell start-up files, hermes's home — symlinks leading out of the searched area,
+and files with more than one name (hard links) are skipped and counted, never read), file-name
+search, and the `SearchState` they fill. Every step checks a `StopSignal`, so the time cap gives
+partial results and Ctrl-C ends the walk within one file.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hermes_tui.core.tools.blocking import StopSignal
-from hermes_tui.core.tools.file_access import safe_open_regular
 from hermes_tui.core.tools.file_policy import PSEUDO_FILESYSTEMS, sensitive_reasons
+from hermes_tui.core.tools.safe_open import OpenedFile, open_file, open_file_at, open_subfolder
 
 BINARY_SNIFF_BYTES = 8192
 SKIPPED_DIRS = frozenset(
@@ -56,6 +59,7 @@ class SearchState:
     skipped_large: int = 0
     skipped_sensitive: int = 0
     skipped_links: int = 0
+    skipped_hard_links: int = 0
     skipped_system: int = 0
     scan_capped: bool = False
     timed_out: bool = False
@@ -64,13 +68,26 @@ class SearchState:
 
 @dataclass(frozen=True)
 class SearchScope:
-    """Where a search may read: the (resolved) root, and the folders a symlink may lead into."""
+    """Where a search may read: the (resolved) root as opened while it was judged, and the folders a
+    symlink may lead into."""
 
     root: Path
     cwd: Path
     free_roots: Sequence[Path] = ()
     hermes_homes: Sequence[Path] = ()
     approved: frozenset[str] = frozenset()  # reasons the user already approved for the root itself
+    folder_fd: int | None = None  # the root folder, open (its owner closes it)
+    file: OpenedFile | None = None  # or the root file, open, when one file is searched
+
+
+class FoundFile(NamedTuple):
+    """A file the walk met: the open folder holding it (None for the root file itself) and its names."""
+
+    folder_fd: int | None
+    name: str
+    full: str
+    relative: str
+    is_link: bool
 
 
 def display_path(path: str, cwd: Path) -> str:
@@ -85,47 +102,59 @@ def glob_matches(glob: str, name: str, relative: str) -> bool:
     return fnmatch.fnmatch(relative if "/" in glob else name, glob)
 
 
-def _sorted_entries(folder: str) -> list[os.DirEntry[str]]:
+def _sorted_entries(folder_fd: int) -> list[os.DirEntry[str]]:
+    """The folder's entries by name; they look things up relative to `folder_fd`, so it must stay open."""
     try:
-        with os.scandir(folder) as entries:
+        with os.scandir(folder_fd) as entries:
             return sorted(entries, key=lambda entry: entry.name)
     except OSError:
         return []
 
 
-def walk_files(root: Path, stop: StopSignal, state: SearchState) -> Iterator[tuple[str, str, bool]]:
-    """(full path, path relative to root, is a symlink) of every file under root, in path order.
+def walk_files(scope: SearchScope, stop: StopSignal, state: SearchState) -> Iterator[FoundFile]:
+    """Every file under the scope's root, in path order.
 
-    Folders in SKIPPED_DIRS and the kernel's pseudo file systems are not entered; symlinked
-    folders are not followed; unreadable folders are passed over. Stops (setting
-    `state.timed_out` when the time cap fired) as soon as `stop` says so.
+    Folders in SKIPPED_DIRS and the kernel's pseudo file systems are not entered; every subfolder
+    is opened from its parent's descriptor without following a link (a symlinked folder, or a
+    folder swapped for a link during the walk, is not entered); unreadable folders are passed over.
+    Stops (setting `state.timed_out` when the time cap fired) as soon as `stop` says so.
     """
-    if not root.is_dir():
-        yield str(root), root.name, False
+    if scope.folder_fd is None:
+        yield FoundFile(None, scope.root.name, str(scope.root), scope.root.name, False)
         return
-    stack: list[Iterator[os.DirEntry[str]]] = [iter(_sorted_entries(str(root)))]
-    prefixes: list[str] = [""]
-    while stack:
-        if stop.should_stop:
-            state.timed_out = stop.expired
-            return
-        entry = next(stack[-1], None)
-        if entry is None:
-            stack.pop()
-            prefixes.pop()
-            continue
-        relative = prefixes[-1] + entry.name
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                if entry.path in PSEUDO_FILESYSTEMS:
-                    state.skipped_system += 1
-                elif entry.name not in SKIPPED_DIRS:
-                    stack.append(iter(_sorted_entries(entry.path)))
-                    prefixes.append(relative + "/")
-            elif entry.is_file():
-                yield entry.path, relative, entry.is_symlink()
-        except OSError:
-            continue
+    base = str(scope.root).rstrip("/") + "/"
+    levels: list[tuple[int, Iterator[os.DirEntry[str]], str]] = [
+        (scope.folder_fd, iter(_sorted_entries(scope.folder_fd)), "")
+    ]
+    try:
+        while levels:
+            if stop.should_stop:
+                state.timed_out = stop.expired
+                return
+            folder_fd, entries, prefix = levels[-1]
+            entry = next(entries, None)
+            if entry is None:
+                levels.pop()
+                if folder_fd != scope.folder_fd:
+                    os.close(folder_fd)
+                continue
+            relative = prefix + entry.name
+            full = base + relative
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if full in PSEUDO_FILESYSTEMS:
+                        state.skipped_system += 1
+                    elif entry.name not in SKIPPED_DIRS:
+                        sub = open_subfolder(folder_fd, entry.name)
+                        levels.append((sub, iter(_sorted_entries(sub)), relative + "/"))
+                elif entry.is_file():
+                    yield FoundFile(folder_fd, entry.name, full, relative, entry.is_symlink())
+            except OSError:
+                continue
+    finally:
+        for folder_fd, _, _ in levels:
+            if folder_fd != scope.folder_fd:
+                os.close(folder_fd)
 
 
 def _within_any(path: str, folders: Sequence[str | Path]) -> bool:
@@ -137,43 +166,53 @@ def _sensitive_unapproved(path: str, scope: SearchScope) -> bool:
     return bool(reasons) and not set(reasons) <= scope.approved
 
 
-def may_read(full: str, is_link: bool, scope: SearchScope, state: SearchState) -> bool:
-    """Whether a content search may open this file; counts the skipped ones by reason.
+def open_searchable(found: FoundFile, scope: SearchScope, state: SearchState) -> OpenedFile | None:
+    """The file opened for a content search, or None (skipped ones counted by reason).
 
     A sensitive file is read only when the user approved searching a root that is sensitive for
-    the same reasons (searching ~/.ssh after approving exactly that).
+    the same reasons (searching ~/.ssh after approving exactly that). A symlink is followed only
+    to a file inside the searched folder or a free folder, opened through a walk that follows no
+    further link; a file with more than one name (a hard link) is never read. The root file itself
+    comes open and approved; every other result is the caller's to close.
     """
-    if _sensitive_unapproved(full, scope):
+    if found.folder_fd is None:
+        return scope.file
+    if _sensitive_unapproved(found.full, scope):
         state.skipped_sensitive += 1
-        return False
-    if not is_link:
-        return True
-    target = os.path.realpath(full)
-    pseudo = _within_any(target, PSEUDO_FILESYSTEMS)
-    if pseudo or not _within_any(target, [scope.root, *scope.free_roots]):
-        state.skipped_links += 1
-        return False
-    if _sensitive_unapproved(target, scope):
-        state.skipped_sensitive += 1
-        return False
-    return True
-
-
-def read_searchable_text(path: str, state: SearchState) -> str | None:
-    """File text for content search, or None for binaries, huge files, non-regular and unreadable ones.
-
-    Decoded in pieces: one decode of a whole 10 MB file would hold the interpreter lock (and so the
-    event loop) for tens of milliseconds.
-    """
-    try:
-        fd = safe_open_regular(path)
-    except OSError:
         return None
     try:
-        with os.fdopen(fd, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > SEARCH_MAX_FILE_BYTES:
-                state.skipped_large += 1
+        if found.is_link:
+            target = os.path.realpath(found.full)
+            pseudo = _within_any(target, PSEUDO_FILESYSTEMS)
+            if pseudo or not _within_any(target, [scope.root, *scope.free_roots]):
+                state.skipped_links += 1
                 return None
+            if _sensitive_unapproved(target, scope):
+                state.skipped_sensitive += 1
+                return None
+            opened = open_file(Path(target), [scope.root, *scope.free_roots])
+        else:
+            opened = open_file_at(found.folder_fd, found.name, found.full)
+    except OSError:
+        return None
+    if opened.links > 1:
+        os.close(opened.fd)
+        state.skipped_hard_links += 1
+        return None
+    return opened
+
+
+def read_searchable_text(opened: OpenedFile, state: SearchState) -> str | None:
+    """File text for content search, or None for binaries, huge and unreadable files.
+
+    Decoded in pieces: one decode of a whole 10 MB file would hold the interpreter lock (and so the
+    event loop) for tens of milliseconds. The descriptor stays open.
+    """
+    if opened.size > SEARCH_MAX_FILE_BYTES:
+        state.skipped_large += 1
+        return None
+    try:
+        with os.fdopen(opened.fd, "rb", closefd=False) as handle:
             data = handle.read(BINARY_SNIFF_BYTES)
             if b"\0" in data:
                 return None
@@ -221,19 +260,19 @@ def compile_pattern(pattern: str) -> tuple[re.Pattern[str], str | None]:
 
 def search_names(glob: str, file_glob: str | None, scope: SearchScope, state: SearchState, stop: StopSignal) -> None:
     """List files whose name (or path, for a glob with "/") matches `glob`."""
-    for index, (full, relative, _is_link) in enumerate(walk_files(scope.root, stop, state), start=1):
-        if index > SEARCH_MAX_FILES:
-            state.scan_capped = True
-            break
-        state.files_scanned += 1
-        name = os.path.basename(full)
-        if not glob_matches(glob, name, relative):
-            continue
-        if file_glob and not glob_matches(file_glob, name, relative):
-            continue
-        state.total += 1
-        if len(state.hits) < state.limit:
-            state.hits.append(display_path(full, scope.cwd))
+    with closing(walk_files(scope, stop, state)) as walk:
+        for index, found in enumerate(walk, start=1):
+            if index > SEARCH_MAX_FILES:
+                state.scan_capped = True
+                break
+            state.files_scanned += 1
+            if not glob_matches(glob, found.name, found.relative):
+                continue
+            if file_glob and not glob_matches(file_glob, found.name, found.relative):
+                continue
+            state.total += 1
+            if len(state.hits) < state.limit:
+                state.hits.append(display_path(found.full, scope.cwd))
 
 
 def search_content(
@@ -243,19 +282,25 @@ def search_content(
     # One search over a block skips most text fast; \A and \Z mean "line start/end" per line
     # but "block start/end" on a block, so such patterns go line by line.
     block_check = "\\A" not in regex.pattern and "\\Z" not in regex.pattern
-    for index, (full, relative, is_link) in enumerate(walk_files(scope.root, stop, state), start=1):
-        if index > SEARCH_MAX_FILES:
-            state.scan_capped = True
-            break
-        if file_glob and not glob_matches(file_glob, os.path.basename(full), relative):
-            continue
-        if not may_read(full, is_link, scope, state):
-            continue
-        text = read_searchable_text(full, state)
-        if text is None:
-            continue
-        state.files_scanned += 1
-        _match_text(text, regex, block_check, display_path(full, scope.cwd), state, stop)
+    with closing(walk_files(scope, stop, state)) as walk:
+        for index, found in enumerate(walk, start=1):
+            if index > SEARCH_MAX_FILES:
+                state.scan_capped = True
+                break
+            if file_glob and not glob_matches(file_glob, found.name, found.relative):
+                continue
+            opened = open_searchable(found, scope, state)
+            if opened is None:
+                continue
+            try:
+                text = read_searchable_text(opened, state)
+            finally:
+                if opened is not scope.file:
+                    os.close(opened.fd)
+            if text is None:
+                continue
+            state.files_scanned += 1
+            _match_text(text, regex, block_check, display_path(found.full, scope.cwd), state, stop)
 
 
 def _match_text(

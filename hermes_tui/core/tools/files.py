@@ -4,24 +4,40 @@ Owns the three tools as the model sees them: argument checks, the file-access po
 outside the working folder and sensitive ones need the user's approval — `file_access.authorize`,
 rules in `file_policy`), calls that can never work refused before anyone is asked (a folder given
 as a file, a FIFO or device, the kernel's /proc, /sys and /dev), and running the blocking work in a
-worker thread with a size and a time cap (`blocking.run_blocking`), so the event loop keeps
-answering keys and Ctrl-C ends a call promptly. The work itself lives in `file_read` (numbered,
-paged text reads), `file_write` (atomic writes) and `file_search` (the walk and the matching);
-search results are JSON carrying "total_count" (the compressor's one-liner parses it).
+worker thread with a size and a time cap (`file_access.run_granted`), so the event loop keeps
+answering keys and Ctrl-C ends a call promptly. Each works on what `authorize` opened while it
+judged the path (`safe_open`: no symbolic link followed after the check), so the path a tool
+reports is the one it touched. The work itself lives in `file_read` (numbered, paged text reads),
+`file_write` (atomic writes) and `file_search` (the walk and the matching); search results are
+JSON carrying "total_count" (the compressor's one-liner parses it). A write_file result carries the
+change it made (`ToolResult.changes`: the diff against the old content, read before the approval
+so the request shows it too); the text the model reads is unchanged. The patch tool lives in
+`file_patch`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from typing import Any
 
 from hermes_tui.core.tools.base import Tool, ToolContext, ToolResult, object_schema, param
-from hermes_tui.core.tools.blocking import StopSignal, WorkTimedOut, run_blocking
-from hermes_tui.core.tools.file_access import authorize, error_result
+from hermes_tui.core.tools.blocking import StopSignal, WorkTimedOut
+from hermes_tui.core.tools.file_access import (
+    Grant,
+    OpenedFolder,
+    Prepare,
+    Prepared,
+    authorize,
+    error_result,
+    run_granted,
+)
+from hermes_tui.core.tools.file_current import FileReplaced, TooLarge, read_current, shown_path
+from hermes_tui.core.tools.file_diff import HUGE_BYTES, file_change, sized_change
 from hermes_tui.core.tools.file_policy import (
+    HARD_LINK,
     PathVerdict,
-    free_roots,
     hermes_homes,
     pseudo_filesystem_reason,
     visible_path,
@@ -37,6 +53,7 @@ from hermes_tui.core.tools.file_search import (
     search_names,
 )
 from hermes_tui.core.tools.file_write import WriteStopped, count_text_lines, write_file
+from hermes_tui.core.tools.safe_open import OpenedFile, WritePlace
 
 __all__ = ["MAX_LINE_CHARS", "ReadFileTool", "SearchFilesTool", "WriteFileTool"]
 
@@ -47,8 +64,9 @@ WRITE_MAX_BYTES = 16 * 1024 * 1024
 SEARCH_DEFAULT_LIMIT = 50
 SEARCH_MAX_LIMIT = 500
 _POLICY_NOTE = (
-    "Paths outside the working folder, and sensitive files anywhere (keys, credentials, .env, shell "
-    "start-up files, /etc), need the user's approval; /proc, /sys and /dev are never read."
+    "Paths outside the working folder, files with more than one name (hard links), and sensitive files "
+    "anywhere (keys, credentials, .env, shell start-up files, /etc), need the user's approval; /proc, /sys "
+    "and /dev are never read."
 )
 
 
@@ -117,19 +135,20 @@ class ReadFileTool(Tool):
             return error_result(f"offset must be 1 or more (line numbers start at 1), got {offset}")
         if limit is not None and limit < 1:
             return error_result(f"limit must be 1 or more, got {limit}")
-        outcome = await authorize(ctx, self.name, raw_path, "read", _describe_read, _refuse_read)
-        if isinstance(outcome, ToolResult):
-            return outcome
-        path, max_bytes = outcome.resolved, max(1, ctx.settings.read_max_bytes)
+        grant = await authorize(ctx, self.name, raw_path, "read", _describe_read, _refuse_read)
+        if isinstance(grant, ToolResult):
+            return grant
+        opened, path, max_bytes = grant.opened, grant.verdict.resolved, max(1, ctx.settings.read_max_bytes)
+        assert isinstance(opened, OpenedFile)
 
         def work(stop: StopSignal) -> ToolResult:
-            return read_text_file(path, offset, limit, max_bytes, stop)
+            return read_text_file(opened, path, offset, limit, max_bytes, stop)
 
         try:
-            return await run_blocking(work, self.time_limit)
+            return await run_granted(grant, work, self.time_limit)
         except (ReadStopped, WorkTimedOut):
             return error_result(
-                f"reading {outcome.shown} took longer than {self.time_limit:g} s and was stopped "
+                f"reading {grant.verdict.shown} took longer than {self.time_limit:g} s and was stopped "
                 "(a slow or stuck file system?)"
             )
 
@@ -153,8 +172,29 @@ def _refuse_write(verdict: PathVerdict) -> ToolResult | None:
     return None
 
 
+def write_preview(ctx: ToolContext, data: bytes) -> Prepare:
+    """write_file's `prepare`: the diff between the file as it is now (read through the judged
+    descriptor) and `data`; a size line when the old content is too large or cannot be read."""
+
+    def prepare(grant: Grant, _stop: StopSignal) -> Prepared:
+        place, verdict = grant.opened, grant.verdict
+        assert isinstance(place, WritePlace)
+        shown = shown_path(verdict.resolved, ctx.cwd)
+        existing = place.existing
+        try:
+            current = read_current(place, str(verdict.resolved), HUGE_BYTES)
+        except (OSError, TooLarge, FileReplaced):
+            old_size = existing.st_size if existing is not None else None
+            label = "large file" if old_size is not None and old_size > HUGE_BYTES else "file (old content unreadable)"
+            return Prepared(sized_change(shown, old_size, len(data), label))
+        return Prepared(file_change(shown, current.data if current is not None else None, data))
+
+    return prepare
+
+
 class WriteFileTool(Tool):
     name = "write_file"
+    mutates_files = True
     description = (
         "Create or overwrite a text file with the given content (UTF-8). Missing parent folders are "
         "created. The write is atomic: the file is either fully replaced or left as it was. " + _POLICY_NOTE
@@ -195,23 +235,27 @@ class WriteFileTool(Tool):
                 verdict
             )
 
-        outcome = await authorize(ctx, self.name, raw_path, "write", describe, _refuse_write)
-        if isinstance(outcome, ToolResult):
-            return outcome
-        target = outcome.resolved
+        grant = await authorize(ctx, self.name, raw_path, "write", describe, _refuse_write, write_preview(ctx, data))
+        if isinstance(grant, ToolResult):
+            return grant
+        place, target, shown = grant.opened, str(grant.verdict.resolved), grant.verdict.shown
+        assert isinstance(place, WritePlace)
+        shared_ok = any(reason.startswith(HARD_LINK) for reason in grant.verdict.reasons)
+        change = grant.prepared.change if grant.prepared is not None else None
 
         def work(stop: StopSignal) -> ToolResult:
-            return write_file(target, data, lines, stop)
+            return write_file(place, target, data, lines, stop, shared_ok)
 
         try:
-            return await run_blocking(work, self.time_limit)
+            result = await run_granted(grant, work, self.time_limit)
+            return result if result.is_error or change is None else replace(result, changes=(change,))
         except WriteStopped:
             return error_result(
-                f"writing {outcome.shown} took longer than {self.time_limit:g} s and was stopped; the file is unchanged"
+                f"writing {shown} took longer than {self.time_limit:g} s and was stopped; the file is unchanged"
             )
         except WorkTimedOut:
             return error_result(
-                f"writing {outcome.shown} did not finish within {self.time_limit:g} s (a slow or stuck file system?); "
+                f"writing {shown} did not finish within {self.time_limit:g} s (a slow or stuck file system?); "
                 "the file holds either its old or its new content"
             )
 
@@ -277,15 +321,23 @@ class SearchFilesTool(Tool):
                 return f"list the files under {verdict.shown} whose names match {visible_path(glob)}"
             return f"search the contents of the files under {verdict.shown} for {visible_path(pattern)}"
 
-        outcome = await authorize(ctx, self.name, raw_path, "search", describe, _refuse_search)
-        if isinstance(outcome, ToolResult):
-            return outcome
+        grant = await authorize(ctx, self.name, raw_path, "search", describe, _refuse_search)
+        if isinstance(grant, ToolResult):
+            return grant
         state = SearchState(limit=min(limit, SEARCH_MAX_LIMIT))
-        allow, home, root, approved = tuple(ctx.settings.allow_paths), ctx.home, outcome.resolved, outcome.reasons
+        verdict, opened, home = grant.verdict, grant.opened, ctx.home
 
         def work(stop: StopSignal) -> None:
-            roots = free_roots(ctx.cwd, allow)
-            scope = SearchScope(root, roots[0], roots, hermes_homes(home), frozenset(approved))
+            roots = verdict.roots
+            scope = SearchScope(
+                verdict.resolved,
+                roots[0],
+                roots,
+                hermes_homes(home),
+                frozenset(verdict.reasons),
+                folder_fd=opened.fd if isinstance(opened, OpenedFolder) else None,
+                file=opened if isinstance(opened, OpenedFile) else None,
+            )
             if regex is None:
                 search_names(glob, file_glob, scope, state, stop)
             else:
@@ -293,7 +345,7 @@ class SearchFilesTool(Tool):
 
         stuck = False
         try:
-            await run_blocking(work, self.time_limit)
+            await run_granted(grant, work, self.time_limit)
         except WorkTimedOut:
             stuck = True
         hits = list(state.hits)
@@ -328,6 +380,11 @@ class SearchFilesTool(Tool):
             )
         if state.skipped_links:
             parts.append(f"Skipped {state.skipped_links} symbolic link(s) leading outside the searched folder.")
+        if state.skipped_hard_links:
+            parts.append(
+                f"Skipped {state.skipped_hard_links} file(s) with more than one name (hard links, which may be "
+                "files from outside); read_file can read one with the user's approval."
+            )
         if state.skipped_system:
             parts.append(f"Did not enter {state.skipped_system} system folder(s) (/proc, /sys, /dev).")
         if state.scan_capped:

@@ -1,6 +1,7 @@
 """The tool registry: the tools one agent offers and the one entry point the loop calls.
 
-Owns: `ToolRegistry` — registration in order, the schemas sent to the model, and `dispatch`, which
+Owns: `ToolRegistry` — registration in order, the schemas sent to the model, whether a call may change
+files (`may_change_files`, asked by the checkpoint hook), and `dispatch`, which
 parses and checks a call's arguments and runs the tool, turning every failure into an error result
 (it never raises except `asyncio.CancelledError`, so Ctrl-C still interrupts a running tool).
 What a tool is lives in `base`; which tools an agent gets by default lives in `defaults`.
@@ -41,6 +42,18 @@ class ToolRegistry:
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
+
+    def may_change_files(self, name: str, arguments: str) -> bool:
+        """Whether running this call may change files (`Tool.mutates_files`, narrowed by the tool for these
+        arguments). A call that will not run — an unknown tool, arguments that do not parse — changes nothing."""
+        tool = self._tools.get(name)
+        if tool is None or not tool.mutates_files:
+            return False
+        try:
+            args = check_arguments(tool.parameters, parse_arguments(arguments))
+        except ToolArgumentError:
+            return False
+        return tool.may_change_files(args)
 
     async def dispatch(self, name: str, arguments: str, ctx: ToolContext) -> ToolResult:
         """Run one tool call; every failure becomes an error result the model can read.

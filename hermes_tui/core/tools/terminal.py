@@ -1,10 +1,12 @@
 """The terminal tool: run one shell command in ctx.cwd, after the user approves it.
 
-Owns: the approval step (`ctx.approve(ApprovalRequest)` with the reasons from `danger.py`; no
-approver means denied unless `settings.auto_approve`), running `bash -c` as an asyncio subprocess
+Owns: the approval step (`ctx.approve(ApprovalRequest)` with the reasons from `danger.py`, through
+the permission mode `ctx.rules`: read-only refuses, yolo and a command allowed for the session run
+unasked; no approver means denied), running `bash -c` as an asyncio subprocess
 in its own process group with stdout and stderr merged into one pipe, the output cap (head and
 tail kept, the middle counted and dropped), the timeout (the whole process group is terminated),
 and cancellation (the process group is killed and `CancelledError` re-raised so Ctrl-C works).
+The shell's environment comes from `subprocess_env`: ours without the agent's credentials.
 The result is JSON with "output" and "exit_code" (the compressor's one-liner parses it).
 """
 
@@ -17,6 +19,7 @@ import os
 import re
 import shutil
 import signal
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,9 @@ from hermes_tui.core.tools.base import (
     param,
 )
 from hermes_tui.core.tools.danger import assess_command
+from hermes_tui.core.tools.permissions import ApprovalAnswer, command_key
+from hermes_tui.core.tools.read_only_commands import is_read_only
+from hermes_tui.core.tools.subprocess_env import tool_subprocess_env
 
 DEFAULT_OUTPUT_HEAD_BYTES = 20_000
 DEFAULT_OUTPUT_TAIL_BYTES = 30_000
@@ -127,6 +133,11 @@ def _exit_code(returncode: int | None) -> int:
     return 128 - returncode if returncode < 0 else returncode  # killed by signal N -> 128+N, as shells say
 
 
+def terminal_env(passthrough: list[str] | None = None, strip: list[str] | None = None) -> dict[str, str]:
+    """The shell's environment: ours without the agent's credentials, pagers off."""
+    return tool_subprocess_env(os.environ, passthrough=passthrough or (), strip=strip or (), extra=_QUIET_ENV)
+
+
 def shell_path() -> str:
     return shutil.which("bash") or "/bin/sh"
 
@@ -137,9 +148,11 @@ async def run_command(
     timeout: float,
     head_bytes: int = DEFAULT_OUTPUT_HEAD_BYTES,
     tail_bytes: int = DEFAULT_OUTPUT_TAIL_BYTES,
+    env: Mapping[str, str] | None = None,
 ) -> CommandOutcome:
     """Run `command` with bash in its own process group; output is merged and capped.
 
+    `env` is the shell's whole environment (default: ours without credentials, `terminal_env`).
     Raises OSError when the shell cannot be started. On cancellation the group is killed
     with SIGKILL and the CancelledError propagates.
     """
@@ -155,7 +168,7 @@ async def run_command(
             stdout=write_fd,
             stderr=write_fd,
             start_new_session=True,
-            env={**os.environ, **_QUIET_ENV},
+            env=dict(terminal_env() if env is None else env),
         )
     except BaseException:
         os.close(read_fd)
@@ -194,6 +207,7 @@ async def run_command(
 
 class TerminalTool(Tool):
     name = "terminal"
+    mutates_files = True
     description = (
         "Run a shell command with bash in the working folder and return its combined stdout and "
         "stderr with the exit code. The user approves each command first. Commands run without a "
@@ -214,6 +228,9 @@ class TerminalTool(Tool):
         self.output_head_bytes = output_head_bytes
         self.output_tail_bytes = output_tail_bytes
 
+    def may_change_files(self, args: dict[str, Any]) -> bool:
+        return not is_read_only(str(args.get("command") or ""))
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command: str = args["command"]
         if not command.strip():
@@ -230,7 +247,14 @@ class TerminalTool(Tool):
         if denial:
             return ToolResult(denial, is_error=True)
         try:
-            outcome = await run_command(command, ctx.cwd, timeout, self.output_head_bytes, self.output_tail_bytes)
+            outcome = await run_command(
+                command,
+                ctx.cwd,
+                timeout,
+                self.output_head_bytes,
+                self.output_tail_bytes,
+                env=terminal_env(ctx.settings.env_passthrough, ctx.settings.env_strip),
+            )
         except OSError as exc:
             return ToolResult(f"Error: cannot start the shell: {exc.strerror or exc}", is_error=True)
 
@@ -244,10 +268,20 @@ class TerminalTool(Tool):
 
     @staticmethod
     async def _approval_denial(command: str, ctx: ToolContext) -> str | None:
-        """None when the command may run, else the denial message."""
-        if ctx.settings.auto_approve:
-            return None
-        if ctx.approve is None:
+        """None when the command may run, else the denial message. The permission mode decides
+        first (read-only refuses, yolo runs, a command allowed for the session runs), then the user."""
+        rules = ctx.rules
+        refusal = rules.refusal("terminal")
+        if refusal is not None:
+            return refusal
+        request = ApprovalRequest(
+            tool="terminal",
+            command=command,
+            cwd=str(ctx.cwd),
+            reasons=assess_command(command),
+            session_scope="this exact command",
+        )
+        answer = await rules.ask(ctx.approve, request, command_key(command))
+        if answer is None:
             return DENIED_NO_APPROVER
-        request = ApprovalRequest(tool="terminal", command=command, cwd=str(ctx.cwd), reasons=assess_command(command))
-        return None if await ctx.approve(request) else DENIED_BY_USER
+        return DENIED_BY_USER if answer is ApprovalAnswer.DENY else None

@@ -110,11 +110,13 @@ async def call_with_recovery(state: TurnState, deps: TurnDeps, compress: Compres
                 continue
             assert not isinstance(outcome, _Internal)
             return outcome
-        state.acc = None
         deps.events.emit(ev.AssistantFinished(acc.text, len(acc.tool_calls), acc.finish_reason or "stop"))
         # No usage reported: count the call with zero tokens, so the triggers fall back to the estimate.
         await deps.meter.record(acc.usage or Usage())
         deps.meter.publish(state.messages, acc.usage)
+        # Still the call in flight until the caller puts it in the history (no await between): an
+        # interrupt while the usage is stored keeps the answer that already arrived.
+        state.acc = None
         return acc
 
 

@@ -171,6 +171,29 @@ class NoSteering:
         pass
 
 
+class FileCheckpoints(Protocol):
+    """Snapshots of the working folder before a turn changes files (`hermes_tui.core.checkpoints`)."""
+
+    def begin_turn(self) -> None: ...
+
+    def wanted(self) -> bool: ...
+
+    async def before_change(self, messages: list[Message]) -> None: ...
+
+
+class NoCheckpoints:
+    """No snapshots (the review fork, a turn without a working folder to protect)."""
+
+    def begin_turn(self) -> None:
+        pass
+
+    def wanted(self) -> bool:
+        return False
+
+    async def before_change(self, messages: list[Message]) -> None:
+        pass
+
+
 @dataclass(frozen=True)
 class TurnDeps:
     """The collaborators of every turn of one agent."""
@@ -188,6 +211,7 @@ class TurnDeps:
     backoff_base: float = 2.0
     extras: TurnExtras = NO_EXTRAS
     steering: Steering = field(default_factory=NoSteering)
+    checkpoints: FileCheckpoints = field(default_factory=NoCheckpoints)
 
     @property
     def provider(self) -> Provider:

@@ -17,11 +17,15 @@ round as not run and ends the turn before the next model call.
 Interrupts: a cancelled turn (Ctrl-C, SIGTERM, SIGHUP) is caught here. The partial answer is kept
 as an assistant message marked interrupted, unanswered tool calls get error results so the history
 stays valid, everything is flushed to state.db, and `TurnFinished` carries the result, marked interrupted.
+A cancellation that lands while the turn finishes waits for the finish (its final flush) to end.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+from collections.abc import Coroutine
+from typing import Any
 
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.scaffolding import strip_trailing_scaffolding
@@ -55,6 +59,28 @@ MEMORY_TOOL = "memory"
 SKILL_TOOL = "skill_manage"
 
 
+async def _saved_even_if_cancelled(finishing: Coroutine[Any, Any, TurnResult]) -> TurnResult:
+    """Run the turn's finish to its end even when the turn is cancelled meanwhile (a stop signal
+    just as the answer ended): the caller closes the store next, so returning before the final
+    flush would lose the answer. The cancellation is taken as handled, as in `run`, and the turn
+    counts as interrupted, so nothing follows it (`Agent.next_turn`)."""
+    task = asyncio.ensure_future(finishing)
+    stopped = False
+    while True:
+        try:
+            result = await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            stopped = True
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+            if task.done():
+                result = task.result()
+                break
+    return dataclasses.replace(result, interrupted=True) if stopped else result
+
+
 class TurnRunner:
     """Runs one `run_conversation` call."""
 
@@ -72,6 +98,7 @@ class TurnRunner:
         session = deps.session
         await session.ensure_row()
         deps.steering.begin_turn()
+        deps.checkpoints.begin_turn()  # one snapshot per turn, before its first file change
         state.messages = list(session.messages)
         if not session.todo.items:
             session.todo.hydrate_from_history(state.messages)
@@ -95,7 +122,7 @@ class TurnRunner:
             self._on_interrupt()
         except Exception as exc:  # a bug must not lose the user's turn
             self._fail("internal_error", f"internal error: {type(exc).__name__}: {exc}")
-        return await asyncio.shield(self._finish())
+        return await _saved_even_if_cancelled(self._finish())
 
     def _fail(self, exit_reason: str, error: str) -> None:
         """End the turn as failed with a user-facing message (shown as a warning and in the result)."""

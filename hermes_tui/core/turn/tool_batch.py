@@ -5,18 +5,22 @@ may run concurrently (read-only tools such as session_search, skill_view and ski
 tools whose paths do not overlap a path another call of the run writes; an overlap closes the run,
 so the later call starts a new one after it) and, between them, barriers that run one by one —
 anything that may need approval or touches the shell or shared state (the terminal, the todo list,
-memory, skill changes, unknown tools, invalid arguments). A run of one call is a barrier too. No
-call ever starts before an earlier barrier has finished, so results and side effects come in the
-same order as one by one; a run executes at most `MAX_PARALLEL` calls at a time. Each call emits
-`ToolCallStarted` before it runs and `ToolCallFinished` when it ends, and the results are appended
-to the conversation in call order. On Ctrl-C every running call is cancelled; the results that
-finished are kept and the turn answers the open calls (the runner's interrupt handling). After a
-/stop, calls not yet started are answered as not run.
+memory, skill changes, unknown tools, invalid arguments, a multi-file V4A patch). A run of one call
+is a barrier too. No call ever starts before an earlier barrier has finished, so results and side
+effects come in the same order as one by one; a run executes at most `MAX_PARALLEL` calls at a
+time. Each call emits `ToolCallStarted` before it runs and `ToolCallFinished` when it ends (with the
+files the call changed, for the UI), and the results are appended to the conversation in call
+order. On Ctrl-C every running call is cancelled; the results that finished are kept and the turn
+answers the open calls (the runner's interrupt handling). After a /stop, calls not yet started are
+answered as not run. Before a batch with a call that may change files
+(`ToolRegistry.may_change_files`) runs, the turn's checkpoint is taken (`TurnDeps.checkpoints`,
+once per turn).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -53,6 +57,8 @@ def _arguments(call: StreamToolCall) -> dict[str, object] | None:
 def _target(call: StreamToolCall, args: dict[str, object], cwd: Path) -> tuple[Path, bool] | None:
     """(resolved path, writes) of a file-scoped call; None when it names no path."""
     raw = args.get("path", _PATH_DEFAULT.get(call.name))
+    if call.name == "patch" and args.get("mode", "replace") != "replace":
+        return None  # a V4A patch names its files inside the patch text
     if not isinstance(raw, str) or not raw:
         return None
     return (cwd / raw).resolve(), call.name in WRITING_FILE_TOOLS
@@ -113,6 +119,14 @@ def can_run_together(calls: Sequence[StreamToolCall], cwd: Path) -> bool:
     return len(segments) == 1 and segments[0].parallel
 
 
+async def _checkpoint_first(calls: Sequence[StreamToolCall], deps: TurnDeps, messages: list[Message]) -> None:
+    """Before the turn's first call that may change files, the working folder is snapshotted (once per
+    turn; nothing of this batch has run yet, so the snapshot is the folder as the turn found it)."""
+    checkpoints = deps.checkpoints
+    if checkpoints.wanted() and any(deps.tools.may_change_files(call.name, call.arguments) for call in calls):
+        await checkpoints.before_change(messages)
+
+
 def _tool_message(call: StreamToolCall, result: ToolResult) -> Message:
     return {"role": "tool", "content": result.content, "tool_call_id": call.id, "tool_name": call.name}
 
@@ -122,6 +136,7 @@ async def run_tool_calls(
 ) -> None:
     """Run `calls` (segment by segment, each run concurrently) and append their results to `messages` in call order."""
     events = deps.events
+    await _checkpoint_first(calls, deps, messages)
 
     async def run_one(call: StreamToolCall) -> ToolResult:
         started = time.monotonic()
@@ -132,10 +147,9 @@ async def run_tool_calls(
             result = await deps.tools.dispatch(call.name, call.arguments, context)
             await deps.extras.after_tool(call.name, call.arguments, result.content, result.is_error)
         # e.g. a file name decoded with surrogateescape: made valid before it is shown or stored
-        result = ToolResult(valid_unicode(result.content), result.is_error)
-        events.emit(
-            ev.ToolCallFinished(call.id, call.name, result.content, result.is_error, time.monotonic() - started)
-        )
+        result = dataclasses.replace(result, content=valid_unicode(result.content))
+        elapsed = time.monotonic() - started
+        events.emit(ev.ToolCallFinished(call.id, call.name, result.content, result.is_error, elapsed, result.changes))
         return result
 
     def stopped(call: StreamToolCall) -> Message:

@@ -1,8 +1,9 @@
 """Lineage lookups: compression tips, resume resolution, id/prefix/title resolution, the tree.
 
-Owns `resolve_session(query)`, the one resolution used by `/resume` and `--resume`:
-exact id -> unique id prefix -> title (latest "#N") -> compression tip -> first descendant with
-messages (#15000). Also `lineage_tree()` for the UI's tree and `lineage_chain()`/`lineage_root()`.
+Owns `resolve_session(query)`, the one resolution used by every command that names a session
+(/resume, /compare, /inspect, `--resume`, `-c TITLE`, `export`, `replay`): exact id -> unique id
+prefix or shown 6-hex suffix -> title (latest "#N") (`session_refs`) -> compression tip -> first
+descendant with messages (#15000). Also `lineage_tree()` for the UI's tree and `lineage_chain()`/`lineage_root()`.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from hermes_tui.store.base import escape_like
 from hermes_tui.store.codec import clipped_content_sql, not_summary_sql, preview_of
 from hermes_tui.store.connection import tuples
 from hermes_tui.store.edges import EdgeRecord, read_edge_record, read_edge_records
-from hermes_tui.store.errors import AmbiguousSession, SessionNotFound
 from hermes_tui.store.lineage_queries import ancestors, compression_tip, edge_kind
 from hermes_tui.store.models import EDGE_ROOT, LineageNode
+from hermes_tui.store.session_refs import match_reference
 from hermes_tui.store.titles import TitlesMixin
 
 RESUME_MAX_DEPTH = 32
@@ -97,32 +98,12 @@ class LineageMixin(TitlesMixin):
         return matches[0] if len(matches) == 1 else None
 
     async def resolve_session(self, query: str, follow_tip: bool = True) -> str:
-        """The session a user means by `query` (id, id prefix or title).
-
-        Order: exact id -> unique id prefix -> title (latest "#N" variant) -> compression tip ->
-        first descendant with messages. With `follow_tip=False` the last two steps are skipped
-        (export of one exact session). Raises SessionNotFound or AmbiguousSession.
+        """The session a user means by `query`: exact id -> unique id prefix or shown suffix -> title
+        (latest "#N" variant) (`session_refs.match_reference`) -> compression tip -> first descendant
+        with messages. With `follow_tip=False` the last two steps are skipped (export of one exact
+        session). Raises SessionNotFound or AmbiguousSession (which lists the candidates).
         """
-        reference = clean_reference(query or "")
-        if not reference:
-            raise SessionNotFound("no session given")
-        found: str | None = None
-        ambiguous: list[str] = []
-        if await self._conns.fetchone("SELECT 1 FROM sessions WHERE id = ?", (reference,)):
-            found = reference
-        else:
-            matches = await self._prefix_matches(reference, limit=6)
-            if len(matches) == 1:
-                found = matches[0]
-            elif matches:
-                ambiguous = matches
-        if found is None:
-            found = await self.resolve_session_by_title(reference)
-        if found is None:
-            if ambiguous:
-                shown = ", ".join(ambiguous[:5]) + (", ..." if len(ambiguous) > 5 else "")
-                raise AmbiguousSession(f"'{reference}' matches several sessions: {shown}")
-            raise SessionNotFound(f"no session matches '{reference}'")
+        found = await match_reference(self._conns, clean_reference(query or ""), self.resolve_session_by_title)
         if not follow_tip:
             return found
         tip = await self.get_compression_tip(found)

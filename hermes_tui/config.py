@@ -195,6 +195,8 @@ class Settings:
     # fallback providers/models and credential pools (top-level keys, see hermes_tui.config_chain)
     chain: ChainSettings = field(default_factory=ChainSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (checked by keymap_config)
+    # where each value not at its default came from (dotted key -> the file, variable or flag), for /config
+    origins: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
 
 # --------------------------------------------------------------------------- home
@@ -347,6 +349,10 @@ class _Origins:
     def file_label(self, dotted: str) -> str:
         return f"{self.config_file}: '{dotted}'"
 
+    def sources(self) -> dict[str, str]:
+        """Each set value's source: the file (without the key), the environment variable or the flag."""
+        return {dotted: label.removesuffix(f": '{dotted}'") for dotted, label in self._labels.items()}
+
 
 def _type_name(tp: Any) -> str:
     names = {
@@ -397,7 +403,7 @@ def _apply(
     for key, value in data.items():
         dotted = f"{prefix}{key}"
         label = label_of(dotted)
-        if key not in hints or key == "chain":
+        if key not in hints or key in ("chain", "origins"):
             raise ConfigError(f"{source}: unknown key '{dotted}'")
         tp = hints[key]
         if dataclasses.is_dataclass(tp):
@@ -546,6 +552,7 @@ def load_settings(
         flag_label = lambda dotted: flags.get(dotted) or f"command line '{dotted}'"  # noqa: E731
         _apply(settings, overrides, origins, "command line", flag_label)
     _validate(settings, origins)
+    settings.origins = origins.sources()
     return settings
 
 

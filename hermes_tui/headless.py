@@ -5,8 +5,10 @@ is done or the loop pauses (`Agent.next_turn`); each continuation is announced o
 
 The answer streams to stdout; status lines and tool activity go to stderr so the answer can be
 piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage).
-A /command that opens a screen in the TUI (/search, /compare, /inspect, /memory, /skills, /help)
-comes back from the core as an intent; this module alone turns it into text (`intent_text`).
+A /command that opens a screen in the TUI (/search, /compare, /inspect, /memory, /skills, /help,
+/context) or copies a text (/copy) comes back from the core as an intent; this module alone turns
+it into text (`intent_text`). A `/background TEXT` run waits for its side turn (a stop signal ends
+the wait) and prints its Review-log report on stderr.
 What is printed besides the streamed answer — tool activity, status lines, command output, the
 `--json` object — has its secrets masked, as state.db does (`[security] redact_secrets`).
 Shell commands (and file access that needs approval) ask on the terminal when stdin is one (a
@@ -91,6 +93,8 @@ class HeadlessPrinter:
             self._line(event.text)
         elif isinstance(event, ev.SessionRotated) and event.reason == "compression":
             self._line(f"↻ session rotated {event.old} → {event.new}")
+        elif isinstance(event, ev.ReviewEntry) and event.kind == "background":
+            self._line(event.text + (f"\n{event.detail}" if event.detail else ""))
 
     def _line(self, text: str) -> None:
         self.printed.add(text)
@@ -278,9 +282,24 @@ async def _run_with_signals(
             return signals.exit_code or EXIT_FAILED
         return signals.exit_code or EXIT_OK
     finally:
-        await agent.wait_for_background_work()
+        await _wait_for_background(agent, stopper)
         await agent.close(end_reason(stopper.signum) if stopper.signum is not None else "cli_close")
         await db.close()
+
+
+async def _wait_for_background(agent: Agent, stopper: _TurnStopper) -> None:
+    """The self-review, then the /background turns (a stop signal ends this wait; close stops them)."""
+    if stopper.signum is not None:
+        await agent.wait_for_background_work(background=False)
+        return
+    wait = asyncio.ensure_future(agent.wait_for_background_work())
+    stopper.attach(wait)
+    try:
+        await wait
+    except asyncio.CancelledError:
+        pass
+    finally:
+        stopper.attach(None)
 
 
 async def headless_command(agent: Agent, text: str) -> CommandResult:
@@ -300,7 +319,9 @@ async def headless_command(agent: Agent, text: str) -> CommandResult:
 async def intent_text(agent: Agent, intent: Intent) -> str:
     """The text of the screen a command asked for (the TUI opens the screen instead); SessionError on a mistake."""
     from hermes_tui.core.commands import (
+        CopyText,
         OpenCompare,
+        OpenContext,
         OpenInspector,
         OpenLearning,
         OpenSearch,
@@ -309,6 +330,7 @@ async def intent_text(agent: Agent, intent: Intent) -> str:
         help_text,
     )
     from hermes_tui.core.commands.session import memory_text, skills_text
+    from hermes_tui.core.context_report import context_report, report_text
 
     match intent:
         case OpenSearch(query=query):
@@ -326,6 +348,10 @@ async def intent_text(agent: Agent, intent: Intent) -> str:
             return memory_text(agent)
         case ShowHelp():
             return help_text()
+        case OpenContext(top=top):
+            return report_text(await context_report(agent, top))
+        case CopyText(text=text):
+            return text
     raise AssertionError(f"no headless text for {intent!r}")
 
 

@@ -5,7 +5,9 @@ one owner of the session's identity, messages, flush cursor and cached prompt), 
 (with its look ahead, `core.session.outlook`), the compression orchestrator, the session moves,
 the steering inbox (`core.turn.steering`: /steer, /queue, /stop), the standing goal
 (`core.goals`), the checkpoints of the working folder (`core.checkpoints`) and the tool
-registry. After that the Agent only forwards: `run_conversation` runs one turn
+registry, the pinned messages (`core.session.pins`), the display flags (`core.display`), the
+reasoning level (`core.reasoning`) and the /background turns (`core.background`). After that the
+Agent only forwards: `run_conversation` runs one turn
 (`core.turn.runner.TurnRunner`), `next_turn` says what to send after it (a queued message, else
 the goal's continuation), the session commands move the live session,
 `budget`/`totals`/`lineage` answer what the UI shows, `permission_mode` is what tool calls may do
@@ -21,11 +23,13 @@ from typing import TYPE_CHECKING
 
 from hermes_tui.config import Home, Settings
 from hermes_tui.core import events as ev
+from hermes_tui.core.background import BackgroundRuns
 from hermes_tui.core.checkpoints.manager import CheckpointManager
 from hermes_tui.core.context.compressor import ContextCompressor
 from hermes_tui.core.context.cooldown_store import CooldownKeeper
 from hermes_tui.core.context.window_probe import CACHE_FILE_NAME, WindowCache, WindowDetector, should_ask
 from hermes_tui.core.context.windows import MINIMUM_CONTEXT_LENGTH, context_window
+from hermes_tui.core.display import DisplayOptions
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.goals import GoalKeeper
 from hermes_tui.core.learning import TitleSetter, TurnLearning, provider_tool_handler
@@ -33,11 +37,13 @@ from hermes_tui.core.memory.manager import MemoryManager, ProviderLoadError, loa
 from hermes_tui.core.memory.provider import MemoryProvider, ProviderContext
 from hermes_tui.core.memory.store import MemoryStore
 from hermes_tui.core.messages import Message
+from hermes_tui.core.personality import overlay_for, personality_text
 from hermes_tui.core.plugins import PluginManager
 from hermes_tui.core.prompt import PromptInputs, build_system_prompt
 from hermes_tui.core.prompt_context import cap
 from hermes_tui.core.providers.base import Provider
 from hermes_tui.core.providers.chain import ProviderChain
+from hermes_tui.core.reasoning import ReasoningEffort
 from hermes_tui.core.review.records import ReviewRecord, load_records, review_nodes
 from hermes_tui.core.review.reviewer import BackgroundReviewer
 from hermes_tui.core.session.branching import BranchResult
@@ -49,6 +55,7 @@ from hermes_tui.core.session.meter import ContextMeter, SessionTotals
 from hermes_tui.core.session.model_switch import check_model_name, switched_provider, window_for
 from hermes_tui.core.session.moves import BUSY, SessionMoves
 from hermes_tui.core.session.outlook import OutlookTracker
+from hermes_tui.core.session.pins import Pins
 from hermes_tui.core.skills.catalog import available_skills_block
 from hermes_tui.core.skills.manage import SkillManager
 from hermes_tui.core.tools.base import Approver, FunctionTool, ToolContext
@@ -222,6 +229,11 @@ class Agent:
         self.goals = GoalKeeper(
             session=self.session, judge=lambda: self.aux_provider or self.provider, emitter=self.events
         )
+        self.pins = Pins(session=self.session, emitter=self.events, busy=self._turn_lock.locked)
+        self.display = DisplayOptions(self.events)
+        self.reasoning = ReasoningEffort(self.chain, settings.model.reasoning_effort)
+        self.personality = ""  # the /personality name in use ("" = none)
+        self.background = BackgroundRuns(self)
 
     # ------------------------------------------------------------------ what the front-ends read
 
@@ -469,6 +481,7 @@ class Agent:
     async def resume(self, ref: str) -> str:
         said = await self.moves.resume(ref)
         await self._restore_cooldown()
+        await self.pins.restore()
         return said
 
     async def _restore_cooldown(self) -> None:
@@ -480,10 +493,13 @@ class Agent:
         """Continue the most recent session, or the newest one titled `title` (`hermes-tui -c [title]`)."""
         said = await self.moves.continue_latest(title)
         await self._restore_cooldown()
+        await self.pins.restore()
         return said
 
     async def branch(self, name: str | None = None) -> str:
-        return await self.moves.branch(name)
+        said = await self.moves.branch(name)
+        await self.pins.carry()  # a branch keeps the pins it was copied with
+        return said
 
     async def branch_at(self, message_index: int, *, edit: bool = False, name: str | None = None) -> BranchResult:
         """Branch from any message of `messages` (the message cursor's "branch here" / "edit and resend").
@@ -493,13 +509,35 @@ class Agent:
         is the message's text for the prompt. The original session keeps all its messages.
         Raises SessionError (one line) for a bad index, a non-user message to edit, or a running turn.
         """
-        return await self.moves.branch_at(message_index, edit=edit, name=name)
+        result = await self.moves.branch_at(message_index, edit=edit, name=name)
+        await self.pins.carry()
+        return result
+
+    async def pin_message(self, index: int, label: str = "") -> str:
+        """Pin `messages[index]`: the next compression keeps it (and its tool-call group) verbatim.
+        Idle only; a SessionError (one line) for a bad index, a summary or an unsaved message."""
+        return await self.pins.pin(index, label)
+
+    async def unpin_message(self, index: int, label: str = "") -> str:
+        return await self.pins.unpin(index, label)
+
+    def set_personality(self, name: str) -> str:
+        """/personality NAME ("none" clears it): the overlay goes with every request from the next one on."""
+        text = personality_text(name)
+        if text is None:
+            raise SessionError(f"unknown personality '{name.strip()}'")
+        self.personality = name.strip().lower() if text else ""
+        self.session.prompt_overlay = overlay_for(text)
+        self.meter.publish()
+        return self.personality
 
     async def set_title(self, name: str | None) -> str:
         return await self.moves.title(name)
 
     async def undo(self, count: int = 1) -> str:
-        return await self.moves.undo(count)
+        text = await self.moves.undo(count)
+        await self.pins.carry()  # the record loses the pins of the removed messages
+        return text
 
     async def compress(self, args: str = "") -> str:
         return await self.moves.compress(args)
@@ -520,6 +558,7 @@ class Agent:
         provider = switched_provider(self.provider, model)
         old = self.provider.label
         self.chain.replace_primary(provider, window, known)
+        self.reasoning.apply()
         self.meter.use_window(window, known)
         if self.db is not None and self.session.row_created:
             await self.db.update_session_model(self.session.id, model)
@@ -532,12 +571,16 @@ class Agent:
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def wait_for_background_work(self, timeout: float = 60.0) -> None:
-        """Let a running self-review finish (a one-shot CLI run waits for it before closing)."""
+    async def wait_for_background_work(self, timeout: float = 60.0, *, background: bool = True) -> None:
+        """Let a running self-review (up to `timeout`) and, with `background`, the /background turns
+        finish (they end on their own: stream timeouts bound them). A one-shot CLI run waits for both."""
         await self.reviewer.wait(timeout)
+        if background:
+            await self.background.wait()
 
     async def close(self, end_reason: str = "cli_close") -> None:
         """Stop background work, end the live session (only if its row exists), release resources."""
+        await self.background.stop()
         await self.learning.close()
         await self.checkpoints.close()
         if self._window_detector is not None:

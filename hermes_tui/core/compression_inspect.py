@@ -9,7 +9,9 @@ those after the verbatim head both histories start with, `dropped_count` of them
 compression without a record, e.g. one Hermes made, everything up to the verbatim tail).
 `compression_at_or_above(db, session_id)` finds the compression a session's summary comes from
 (itself or its nearest ancestor that is a compression continuation). `reinjection_note` is the
-quoted user note that brings a summarised message back into the current context.
+quoted user note that brings a summarised message back into the current context. Messages pinned
+in the middle (`pinned_ids` in the record: the parent's rows, core/session/pins.py) were kept
+verbatim: they are `CompressionDetails.pinned`, not among the summarised ones.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class CompressionDetails:
     at: float | None
     summary: str  # the handoff summary's body ("" when the child has none)
     summarised: tuple[SummarisedMessage, ...]
+    pinned: tuple[SummarisedMessage, ...] = ()  # middle messages kept verbatim because they were pinned
 
     @property
     def saved_percent(self) -> int:
@@ -75,16 +78,22 @@ def read_record(raw: str | None) -> dict[str, Any] | None:
     return json_object(raw)
 
 
-def summarised_span(parent: list[Message], child: list[Message], dropped: int | None) -> tuple[int, int]:
-    """[start, end) of the parent messages the child's summary replaced.
+def summarised_span(
+    parent: list[Message], child: list[Message], dropped: int | None, pinned: frozenset[int] = frozenset()
+) -> tuple[int, int]:
+    """[start, end) of the parent messages the child's summary replaced (pinned ones in it kept).
 
     The head both histories start with is verbatim; the summary takes the next `dropped`
-    messages. Without a count, everything up to the tail both histories end with (the first tail
-    message may carry the summary in front of its own text).
+    messages that are not pinned (`pinned`: their row ids). Without a count, everything up to the
+    tail both histories end with (the first tail message may carry the summary in front of its own text).
     """
     start = common_prefix(parent, child)
     if dropped is not None and dropped >= 0:
-        return start, min(len(parent), start + dropped)
+        end, taken = start, 0
+        while end < len(parent) and taken < dropped:
+            taken += parent[end].get("_db_id") not in pinned
+            end += 1
+        return start, end
     tail = 0
     while tail < len(parent) - start and tail < len(child) - start:
         kept, copy = parent[-1 - tail], child[-1 - tail]
@@ -134,17 +143,13 @@ async def inspect_compression(db: SessionDB, child_id: str) -> CompressionDetail
     parent = await _history(db, parent_id)
     child = await _history(db, child_id)
     dropped = _int(record.get("dropped_count"), -1) if record else -1
-    start, end = summarised_span(parent, child, dropped if dropped >= 0 else None)
+    raw_pins = record.get("pinned_ids") if record else None
+    pins = frozenset(row for row in raw_pins if isinstance(row, int)) if isinstance(raw_pins, list) else frozenset()
+    start, end = summarised_span(parent, child, dropped if dropped >= 0 else None, pins)
     summarised = tuple(
-        SummarisedMessage(
-            index,
-            str(parent[index].get("role") or ""),
-            content_text(parent[index].get("content")),
-            parent[index].get("_db_id"),
-            len(parent[index].get("tool_calls") or []),
-        )
-        for index in range(start, end)
+        _described(parent, index) for index in range(start, end) if parent[index].get("_db_id") not in pins
     )
+    pinned = tuple(_described(parent, i) for i, m in enumerate(parent) if pins and m.get("_db_id") in pins)
     estimate_before = estimate_messages_tokens_rough(parent)
     estimate_after = estimate_messages_tokens_rough(child)
     at = record.get("at") if record else None
@@ -165,6 +170,18 @@ async def inspect_compression(db: SessionDB, child_id: str) -> CompressionDetail
         at=float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None,
         summary=summary_body(child),
         summarised=summarised,
+        pinned=pinned,
+    )
+
+
+def _described(history: list[Message], index: int) -> SummarisedMessage:
+    message = history[index]
+    return SummarisedMessage(
+        index,
+        str(message.get("role") or ""),
+        content_text(message.get("content")),
+        message.get("_db_id"),
+        len(message.get("tool_calls") or []),
     )
 
 
@@ -213,7 +230,8 @@ def details_text(details: CompressionDetails, max_messages: int = 30) -> str:
         + (f" “{details.child_title}”" if details.child_title else ""),
         f"Reason: {details.reason or 'unknown'} · focus: {details.focus_topic or '(none)'}",
         f"Tokens: ~{details.tokens_before:,} → ~{details.tokens_after:,} ({details.saved_percent}% saved){estimated}",
-        f"Messages: {details.messages_before} → {details.messages_after}; {len(details.summarised)} summarised",
+        f"Messages: {details.messages_before} → {details.messages_after}; {len(details.summarised)} summarised"
+        + (f", {len(details.pinned)} pinned kept verbatim" if details.pinned else ""),
         f"Fallback summary: {fallback}" + (f" ({details.summary_error})" if details.summary_error else ""),
         "",
         "Summary:",
@@ -227,4 +245,9 @@ def details_text(details: CompressionDetails, max_messages: int = 30) -> str:
         lines.append(f"  #{message.index + 1} {message.role}{calls}: {text[:160]}{'…' if len(text) > 160 else ''}")
     if len(details.summarised) > max_messages:
         lines.append(f"  … {len(details.summarised) - max_messages} more")
+    if details.pinned:
+        lines += ["", "Pinned (kept verbatim after the summary):"]
+        for message in details.pinned[:max_messages]:
+            text = " ".join(message.text.split())
+            lines.append(f"  #{message.index + 1} {message.role}: {text[:160]}{'…' if len(text) > 160 else ''}")
     return "\n".join(lines)

@@ -309,6 +309,22 @@ class FilesRestored(Event):
     recreated: int  # files deleted after the checkpoint, back
 
 
+@dataclass(frozen=True)
+class PinsChanged(Event):
+    """The pinned messages of `session_id` (positions in Agent.messages) after /pin, /unpin or a resume."""
+
+    session_id: str
+    indices: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DisplayChanged(Event):
+    """What the front-end shows changed (/reasoning show|hide, /verbose): `core.display.DisplayOptions`."""
+
+    show_reasoning: bool
+    tool_progress: str  # off | new | all | verbose (Hermes's /verbose cycle)
+
+
 EventSink = Callable[[Event], None]
 
 

@@ -3,8 +3,9 @@
 Hermes derives the kind of a parent -> child edge from the parent's `end_reason` and the
 timestamps (reference §2.5, §3). That answer changes when the parent is resumed (resuming clears
 `end_reason`), so a branch would turn into a plain child. We record the kind — compression,
-branch or review — and the branch point (the `messages.id` of the last parent message the child
-was made after; None when it starts before the parent's first message) in
+branch, review or background (a /background turn) — and the branch point (the `messages.id` of
+the last parent message the child was made after; None when it starts before the parent's first
+message) in
 `state_meta["edge:<child id>"]`, in the transaction that creates the child's row. Hermes's own
 tables are untouched, so Hermes still reads the file.
 
@@ -23,10 +24,17 @@ import sqlite3
 from dataclasses import dataclass
 
 from hermes_tui.store.base import StoreBase
-from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_DELEGATE, EDGE_RESET, EDGE_REVIEW
+from hermes_tui.store.models import (
+    EDGE_BACKGROUND,
+    EDGE_BRANCH,
+    EDGE_COMPRESSION,
+    EDGE_DELEGATE,
+    EDGE_RESET,
+    EDGE_REVIEW,
+)
 
 EDGE_META_PREFIX = "edge:"
-RECORDED_KINDS = (EDGE_COMPRESSION, EDGE_BRANCH, EDGE_REVIEW)
+RECORDED_KINDS = (EDGE_COMPRESSION, EDGE_BRANCH, EDGE_REVIEW, EDGE_BACKGROUND)
 
 # The model_config keys Hermes marks a child with, and the edge kind each names (first match wins).
 MARKER_KINDS: tuple[tuple[str, str], ...] = (

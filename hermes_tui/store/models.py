@@ -20,9 +20,11 @@ EDGE_RESET = "reset"
 EDGE_OTHER = "other"
 # Not a session: a background self-review run, shown as a leaf under the session it reviewed.
 EDGE_REVIEW = "review"
+# A /background turn: a side session of its own, started from the session it was asked in.
+EDGE_BACKGROUND = "background"
 # Children that sit beside a compression chain, never in it: a newer sibling of these kinds never
 # becomes a chain's tip.
-SIDE_EDGES = frozenset({EDGE_BRANCH, EDGE_DELEGATE, EDGE_RESET, EDGE_REVIEW})
+SIDE_EDGES = frozenset({EDGE_BRANCH, EDGE_DELEGATE, EDGE_RESET, EDGE_REVIEW, EDGE_BACKGROUND})
 
 # The one list of the session fields every summary of a session carries (the `sessions --json`
 # listing, each session of an export), in output order. The listing adds LISTING_EXTRA_FIELDS

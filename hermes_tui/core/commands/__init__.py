@@ -1,6 +1,6 @@
 """The slash commands: one registry (`registry`), what a command hands back (`result`: `CommandResult`
 and the typed screen intents), and the handlers (`session`, `power`, `browse`, `modes`,
-`rollback`).
+`rollback`, `context`, `display`, `info`, `background`).
 
 The rest of the code imports the public names from here; modules inside the package import each
 other directly (never this `__init__`), so the package has no import cycle.
@@ -19,8 +19,10 @@ from hermes_tui.core.commands.registry import (
 from hermes_tui.core.commands.result import (
     CommandResult,
     Confirmation,
+    CopyText,
     Intent,
     OpenCompare,
+    OpenContext,
     OpenInspector,
     OpenLearning,
     OpenSearch,
@@ -32,8 +34,10 @@ __all__ = [
     "Command",
     "CommandResult",
     "Confirmation",
+    "CopyText",
     "Intent",
     "OpenCompare",
+    "OpenContext",
     "OpenInspector",
     "OpenLearning",
     "OpenSearch",

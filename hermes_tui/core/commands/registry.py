@@ -8,9 +8,11 @@ Anything the TUI can do with a command, a script can do with `hermes-tui run "/â
 `interactive=True` (the TUI) makes /compress ask first: the result carries a `Confirmation` with
 the preview. Commands flagged `while_busy` (`runs_while_busy`) are the ones a front-end may run
 while a turn is running: /steer, /queue, /stop, /status and the other read-only or steering ones.
-A command that opens a screen (/search, /compare, /inspect, /memory, /skills, /help) returns only
-its intent (`core.commands.result`); the headless front-end prints the text of it. The handlers
-live in `session`, `power`, `browse`, `modes` and `rollback` beside this module.
+A command that opens a screen (/search, /compare, /inspect, /memory, /skills, /help, /context,
+/copy) returns only its intent (`core.commands.result`); the headless front-end prints the text
+of it. The handlers live in `session`, `power`, `browse`, `modes`, `rollback`, `context`
+(/context /pin /unpin), `display` (/copy /reasoning /verbose /personality), `info` (/version
+/config /debug) and `background` (/background /reload-skills) beside this module.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hermes_tui.core.commands import browse, modes, power, rollback, session
+from hermes_tui.core.commands import background, browse, context, display, info, modes, power, rollback, session
 from hermes_tui.core.commands.result import CommandResult, ShowHelp
 from hermes_tui.core.session.live import SessionError
 
@@ -51,7 +53,9 @@ async def _quit(agent: Agent, args: str) -> CommandResult:
 
 COMMANDS: tuple[Command, ...] = (
     Command("new", "/new [title]", "start a fresh session (the old one ends)", session.new, ("reset",)),
-    Command("resume", "/resume [N|id|prefix|title]", "switch to an earlier session", session.resume),
+    Command(
+        "resume", "/resume [N|id|tail|title]", "switch to an earlier session (id, shown tail, title)", session.resume
+    ),
     Command(
         "branch",
         "/branch [name|at N|edit N]",
@@ -93,6 +97,33 @@ COMMANDS: tuple[Command, ...] = (
         "list file checkpoints; restore one (undoable) or diff it",
         rollback.rollback,
     ),
+    Command(
+        "context",
+        "/context [N]",
+        "what fills the window, by category and by message",
+        context.context,
+        while_busy=True,
+    ),
+    Command("pin", "/pin [#N[.M]]", "keep a message verbatim through the next compression", context.pin),
+    Command("unpin", "/unpin #N[.M]", "let the next compression summarise a pinned message", context.unpin),
+    Command("copy", "/copy [N]", "copy the last (or N-th last) answer", display.copy, while_busy=True),
+    Command("reasoning", "/reasoning [LEVEL|show|hide]", "reasoning effort, or show/hide reasoning", display.reasoning),
+    Command("personality", "/personality [name]", "list or set a personality (none clears it)", display.personality),
+    Command("verbose", "/verbose", "cycle tool progress: off, new, all, verbose", display.verbose, while_busy=True),
+    Command(
+        "background",
+        "/background TEXT",
+        "one turn in a side session, reported in the Review log",
+        background.background,
+        ("bg", "btw"),
+        while_busy=True,
+    ),
+    Command("reload-skills", "/reload-skills", "re-scan the skills folder", background.reload_skills),
+    Command(
+        "config", "/config [prefix]", "the settings in effect and where each came from", info.config, while_busy=True
+    ),
+    Command("version", "/version", "versions of hermes-tui, Python and libraries", info.version, while_busy=True),
+    Command("debug", "/debug", "a local debug report: versions, paths, model, settings", info.debug, while_busy=True),
     Command("save", "/save [FILE]", "export this session to .json, .md or .jsonl (0600)", power.save),
     Command("insights", "/insights [days]", "usage over time from state.db", power.insights, while_busy=True),
     Command("clear", "/clear", "clear the conversation pane (the session stays)", power.clear, while_busy=True),

@@ -82,7 +82,8 @@ class CompressOutcome:
     summary; `tokens_before` is the size the call was asked about (reported, given or estimated)
     and `tokens_after` the rough size of the result. `error` is the summary failure, if any (a
     fallback summary was then used unless aborted); `aux_failure` the error of a distinct summary
-    model the call switched away from.
+    model the call switched away from. `pinned_kept`: the pinned messages of the middle that the
+    summary left out and the result keeps, in order, after it (core/context/pins.py).
     """
 
     messages: list[Message]
@@ -97,6 +98,7 @@ class CompressOutcome:
     error: str | None = None
     aux_failure: str | None = None
     summary_prompt: str | None = None
+    pinned_kept: tuple[int, ...] = ()  # indices (in the input) of pinned middle messages kept verbatim
 
 
 def _positive_or_none(value: object) -> int | None:
@@ -430,6 +432,7 @@ class ContextCompressor:
                 fallback_used=fallback_used,
                 summarised_count=plan.summarised_count,
                 pruned_count=plan.pruned_count,
+                pinned_kept=plan.kept,
                 tokens_before=display_tokens,
                 tokens_after=tokens_after,
                 savings_percent=savings,

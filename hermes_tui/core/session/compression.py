@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import CompressOutcome, ContextCompressor
 from hermes_tui.core.context.offload import off_loop
+from hermes_tui.core.context.pins import is_pinned
 from hermes_tui.core.context.redact_records import redact_json_text
 from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
 from hermes_tui.core.emitter import Emitter
@@ -45,6 +46,7 @@ from hermes_tui.core.session.compression_check import (
 )
 from hermes_tui.core.session.live import LiveSession, last_stored_id
 from hermes_tui.core.session.meter import ContextMeter
+from hermes_tui.core.session.pins import save_pins
 from hermes_tui.store.models import EDGE_COMPRESSION
 
 if TYPE_CHECKING:
@@ -251,6 +253,7 @@ class CompressionOrchestrator:
             announce_history=False,
         )
         self._hooks.on_session_switch(new_id, parent_session_id=old_id, reason="compression")
+        await self._carry_pins(new_id)
         self._events.review("rotation", f"Session rotated {old_id} → {new_id}" + (f" “{title}”" if title else ""))
 
         tokens_after = self._meter.estimate(self._session.messages)
@@ -266,7 +269,8 @@ class CompressionOrchestrator:
             error=outcome.error or "",
             session_id=new_id,
         )
-        await self._record(result, old_id, messages, reason, focus_topic)
+        pinned = [messages[i].get("_db_id") for i in outcome.pinned_kept]
+        await self._record(result, old_id, messages, reason, focus_topic, pinned)
         count = self._compressor.compression_count
         if count >= 2:
             self._events.warn(
@@ -286,6 +290,16 @@ class CompressionOrchestrator:
         )
         self._meter.publish()
         return result
+
+    async def _carry_pins(self, session_id: str) -> None:
+        """The pinned messages stay pinned in the child (core/session/pins.py)."""
+        try:
+            await save_pins(self._db, session_id, self._session.messages)
+        except Exception as exc:
+            self._events.warn(f"could not save the pinned messages: {exc}")
+        indices = tuple(i for i, m in enumerate(self._session.messages) if is_pinned(m))
+        if indices:
+            self._events.emit(ev.PinsChanged(session_id, indices))
 
     def _cancelled(self, before: int, tokens_before: int, *, after_rotation: bool) -> None:
         """A Ctrl-C (or a stop signal) ended the compression: say so; the lock is released next."""
@@ -403,8 +417,10 @@ class CompressionOrchestrator:
         before: list[Message],
         reason: str,
         focus_topic: str | None,
+        pinned: list[object] | None = None,
     ) -> None:
-        """What the compression did, for the inspector: `state_meta["compression:<child id>"]`."""
+        """What the compression did, for the inspector: `state_meta["compression:<child id>"]`
+        (`pinned_ids`: the parent's rows of the pinned middle messages kept verbatim)."""
         if self._db is None:
             return
         rough_before, rough_after = await off_loop(  # measuring the long "before" list takes a while
@@ -425,6 +441,7 @@ class CompressionOrchestrator:
             "fallback_used": result.fallback_used,
             "summary_error": result.error or None,
             "compression_count": self._compressor.compression_count,
+            "pinned_ids": [row for row in pinned or [] if isinstance(row, int)],
             "at": self._clock(),
         }
         try:

@@ -17,8 +17,12 @@ events the UI updates from, together:
                       title, prompt, the messages it starts with and its recorded edge (kind and
                       branch point, store/edges.py)                      -> SessionRotated (+ HistoryReplaced)
     set_title()       /title                                             -> TitleChanged
+    set_pinned()      /pin, /unpin: one message flagged (core/session/pins.py owns the record)
     rewind(index)     /undo: drop the messages from `index` on           -> HistoryReplaced
     end(reason)       closing
+
+`prompt_overlay` (/personality) is added after the cached prompt in what `system_prompt` returns,
+so every request carries it from the next call on, but it is never stored with the session.
 
 State that is not the session's (compressor budgets, token totals, memory hooks) belongs to the
 collaborators that coordinate a move (`hermes_tui.core.session.moves`, the compression orchestrator).
@@ -35,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.context.pins import PIN_KEY
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.messages import Message
 from hermes_tui.core.providers.base import Usage
@@ -111,6 +116,7 @@ class LiveSession:
         self._started_at = clock()
         self.todo = TodoStore()
         self.counters = TurnCounters()
+        self.prompt_overlay = ""  # /personality: sent after the cached prompt, never stored
 
     # ------------------------------------------------------------------ read access
 
@@ -143,8 +149,10 @@ class LiveSession:
 
     @property
     def system_prompt(self) -> str | None:
-        """The cached system prompt, or None until the first turn needs it."""
-        return self._system_prompt
+        """The cached system prompt (with the overlay, if any), or None until the first turn needs it."""
+        if self._system_prompt is None or not self.prompt_overlay:
+            return self._system_prompt
+        return f"{self._system_prompt}\n\n{self.prompt_overlay}"
 
     @property
     def started_at(self) -> datetime:
@@ -446,6 +454,16 @@ class LiveSession:
                 raise SessionError(str(exc)) from None
         self._title = title
         self._events.emit(ev.TitleChanged(self._id, title))
+
+    def set_pinned(self, index: int, pinned: bool) -> None:
+        """Flag message `index` pinned or not (in memory only). The entry is replaced by a copy, so the
+        token ledger, which matches messages by identity, measures it again."""
+        message = dict(self._messages[index])
+        if pinned:
+            message[PIN_KEY] = True
+        else:
+            message.pop(PIN_KEY, None)
+        self._messages[index] = message
 
     async def rewind(self, index: int) -> None:
         """Drop the messages from `index` on, in memory and in state.db (soft rewind, reference §10)."""

@@ -1,7 +1,8 @@
 """Headless session commands: `hermes-tui sessions`, `search` and `export` (parsed by cli.py).
 
-Each handler opens an existing state.db (never creating one; `read_only=True` opens it without
-writing anything, for a home we cannot write), prints to `out`, reports a problem as one line
+Each handler opens an existing state.db read-only (never creating one, never writing it: no
+schema upgrade, no index; a v14 file is read as it is) — only a file older than v14 in a home we
+may write (`read_only=False`) is opened for writing, to be upgraded — prints to `out`, reports a problem as one line
 on stderr and returns an exit code (hermes_tui.exit_codes): OK, or USAGE for a missing or
 unusable database, an unknown/ambiguous session or a bad format. Output contracts (stable for
 scripts): `sessions --json` is a JSON array of session objects with the fields
@@ -24,7 +25,7 @@ from typing import TextIO
 
 from hermes_tui import exit_codes
 from hermes_tui.store.db import SessionDB
-from hermes_tui.store.errors import StoreError
+from hermes_tui.store.errors import SchemaTooOld, StoreError
 from hermes_tui.store.models import LISTING_FIELDS
 from hermes_tui.store.search import SEARCH_HIT_FIELDS
 from hermes_tui.text_safety import dumps_for_terminal, json_for_terminal, visible
@@ -39,11 +40,20 @@ def _fail(err: TextIO | None, message: str) -> int:
 
 
 async def _open_existing(db_path: Path, read_only: bool) -> SessionDB:
-    """Open an existing state.db; a missing file is a StoreError (we never create one here)."""
+    """Open an existing state.db without writing it; a missing file is a StoreError (we never create one).
+
+    `read_only=False` (the home is writable) allows one exception: a file too old to read as it is
+    (before v14) is opened for writing, which upgrades it.
+    """
     path = Path(db_path).expanduser()
     if not path.exists():
         raise StoreError(f"no session database at {path}")
-    return await SessionDB.open(path, read_only=read_only)
+    try:
+        return await SessionDB.open(path, read_only=True)
+    except SchemaTooOld:
+        if read_only:
+            raise
+    return await SessionDB.open(path)
 
 
 def _when(epoch: float | None) -> str:

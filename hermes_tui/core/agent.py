@@ -164,6 +164,7 @@ class Agent:
             emitter=self.events,
             memory_hooks=self.memory_hooks,
             enabled=comp.enabled,
+            in_place=comp.in_place,
         )
         self._turn_lock = asyncio.Lock()
         self.moves = SessionMoves(

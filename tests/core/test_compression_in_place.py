@@ -83,7 +83,7 @@ async def test_threshold_compaction_in_place_keeps_the_session_and_its_rows(
 async def test_manual_compress_in_place_then_resume_reads_the_compacted_list(
     tmp_path: Path, server: FakeLLMServer
 ) -> None:
-    agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=in_place())
+    agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=in_place())
     await _seed_turns(agent, server, 6)
     session = agent.session_id
     server.enqueue(Reply(text=SUMMARY))
@@ -113,7 +113,7 @@ async def test_manual_compress_in_place_then_resume_reads_the_compacted_list(
 async def test_a_second_compaction_is_counted_and_the_inspector_shows_the_replaced_rows(
     tmp_path: Path, server: FakeLLMServer
 ) -> None:
-    agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=in_place())
+    agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=in_place())
     await _seed_turns(agent, server, 6)
     session = agent.session_id
     server.enqueue(Reply(text=SUMMARY))
@@ -137,7 +137,7 @@ async def test_a_second_compaction_is_counted_and_the_inspector_shows_the_replac
 
 
 async def test_a_summary_failure_cooldown_survives_a_resume(tmp_path: Path, server: FakeLLMServer) -> None:
-    agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=in_place())
+    agent, db, _log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=in_place())
     await _seed_turns(agent, server, 6)
     session = agent.session_id
     server.enqueue(Fail(500, "summary model down"))

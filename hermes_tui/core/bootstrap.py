@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_tui.config import Home, ProviderChoice, Settings
+from hermes_tui.config import Home, ProviderChoice, Settings, env_view
 from hermes_tui.core import events as ev
 from hermes_tui.core.tools.base import Approver, FunctionTool, ToolContext
 from hermes_tui.core.tools.defaults import default_registry
@@ -48,10 +48,11 @@ def summary_provider(settings: Settings, choice: ProviderChoice) -> Provider | N
     """A distinct provider for compression summaries, or None to summarise with the main model."""
     from hermes_tui.core.providers.factory import make_aux_provider, resolve_aux_choice
 
-    aux = resolve_aux_choice(settings, choice)
+    env = env_view(settings)  # the home's .env counts as environment, below the real one
+    aux = resolve_aux_choice(settings, choice, env)
     if (aux.provider, aux.model, aux.base_url) == (choice.provider, choice.model, choice.base_url):
         return None
-    return make_aux_provider(settings, choice)
+    return make_aux_provider(settings, choice, env)
 
 
 async def open_agent(
@@ -63,8 +64,13 @@ async def open_agent(
     approver: Approver | None,
     source: str,
     cwd: Path | None = None,
+    build_extra_indexes: bool = False,
 ) -> tuple[Agent, SessionDB]:
-    """Open state.db and build the Agent; StoreError/AgentError/ConfigError carry one-line messages."""
+    """Open state.db and build the Agent; StoreError/AgentError/ConfigError carry one-line messages.
+
+    `build_extra_indexes` (the TUI) builds our extra indexes in the background once state.db is
+    open (store.extra_indexes); a one-shot `run` leaves them for later.
+    """
     from hermes_tui.core.agent import Agent
     from hermes_tui.core.providers.chain import build_chain
     from hermes_tui.core.providers.factory import make_provider
@@ -81,7 +87,7 @@ async def open_agent(
 
     aux = summary_provider(settings, choice)
     primary = make(choice)
-    chain, skipped = build_chain(settings, choice, primary, make)
+    chain, skipped = build_chain(settings, choice, primary, make, env_view(settings))
     db = await SessionDB.open(home.state_db)
     try:
         upkeep = await run_upkeep(db, settings.sessions)
@@ -101,6 +107,8 @@ async def open_agent(
     except Exception:
         await db.close()
         raise
+    if build_extra_indexes:
+        db.start_extra_indexes()
     for line in skipped:
         agent.events.warn(line)
     if upkeep.line():  # the start-up line: what state.db upkeep did (core/upkeep.py)

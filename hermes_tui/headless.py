@@ -4,7 +4,8 @@ With a standing goal (`/goal TEXT`) the run goes on turn after turn until the ju
 is done or the loop pauses (`Agent.next_turn`); each continuation is announced on stderr.
 
 The answer streams to stdout; status lines and tool activity go to stderr so the answer can be
-piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage).
+piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage, and
+the provider and model that answered — the primary or a fallback).
 A /command that opens a screen in the TUI (/search, /compare, /inspect, /memory, /skills, /help)
 comes back from the core as an intent; this module alone turns it into text (`intent_text`).
 What is printed besides the streamed answer — tool activity, status lines, command output, the
@@ -264,6 +265,9 @@ async def _run_with_signals(
             payload = result.as_json()
             payload["failed"] = reason is not None
             payload["error"] = reason
+            answered = agent.chain.active.choice  # the route of the last call: the primary or a fallback
+            payload["provider"] = answered.provider
+            payload["model"] = answered.model
             print(dumps_for_terminal(redact_value(payload)))
         elif result.final_response and not printer.stream_answer:
             print(visible(result.final_response))

@@ -29,6 +29,7 @@ from hermes_tui.store.schema import (
     FTS_TABLE,
     FTS_TRIGGERS,
     INDEXED_TEXT_SQL,
+    OLDEST_READABLE_VERSION,
     SCHEMA_VERSION,
     TABLES_AFTER_V14,
     TRIGRAM_TABLE,
@@ -227,6 +228,8 @@ def _schema(conn: sqlite3.Connection, fts: bool, trigram: bool) -> Finding:
         return Finding("schema", PROBLEM, f"no schema version recorded (the next open records v{SCHEMA_VERSION})")
     if version > SCHEMA_VERSION:
         return Finding("schema", WARNING, f"v{version}, newer than the v{SCHEMA_VERSION} this version knows")
+    if OLDEST_READABLE_VERSION <= version < SCHEMA_VERSION:  # older Hermes's (and ours): it works as it is
+        return Finding("schema", OK, f"v{version}; read as it is, upgraded to v{SCHEMA_VERSION} by the next write")
     if version < SCHEMA_VERSION:
         return Finding("schema", WARNING, f"v{version}; the next open upgrades it to v{SCHEMA_VERSION}")
     if needs_schema_work(conn, fts, trigram):

@@ -238,8 +238,8 @@ def _inspect_read_only(path: Path) -> tuple[SchemaState, str, str | None]:
         if not readable_as_is(conn, fts, trigram):
             found = f"schema v{stored}" if stored else "an older schema"
             raise SchemaTooOld(
-                f"{path}: has {found}, older than the v{OLDEST_READABLE_VERSION} a read-only open reads, and needs"
-                f" an upgrade to v{SCHEMA_VERSION}, but it is read-only here; open it once with write access"
+                f"{path}: has {found} and needs an upgrade to v{SCHEMA_VERSION} (a read-only open reads"
+                f" v{OLDEST_READABLE_VERSION} and later), but it is read-only here; open it once with write access"
             )
         mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
         return state_of(conn, fts, trigram), mode, uri

@@ -150,3 +150,9 @@ async def test_a_clean_check_is_remembered_outside_the_home_until_the_file_chang
     problem = quick_check(path)
     assert problem is not None and problem.startswith(f"{path} is damaged (")
     assert quick_check(path) == problem  # a damaged file is never remembered as clean
+
+
+async def test_doctor_reports_a_v14_file_as_working_as_it_is(hermes_fixture_db: Path) -> None:
+    findings = {f.name: f for f in inspect_database(hermes_fixture_db)}
+    assert findings["schema"].status == OK
+    assert findings["schema"].detail == "v14; read as it is, upgraded to v21 by the next write"

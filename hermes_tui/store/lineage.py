@@ -41,16 +41,17 @@ FROM sessions s ORDER BY s.id
 _NODE_SQL = _TREE_SQL.replace("FROM sessions s ORDER BY s.id", "FROM sessions s WHERE s.id = ?")
 _PARENT_SQL = "SELECT end_reason, ended_at FROM sessions WHERE id = ?"
 
-# In-place compactions (Hermes's `compacted = 1` rows, schema v21). Each one put a summary in front
-# of the live rows, so a session was compacted as often as it holds summaries (live or compacted),
-# less the one a compression continuation starts with. Only sessions with compacted rows are
-# counted: one index probe per session finds them.
+# In-place compactions (Hermes's `compacted = 1` rows, schema v21). Each one put a new summary among
+# the live rows, so a session was compacted as often as it holds distinct summaries (live or
+# compacted: a later compaction keeps the earlier summary in its protected head, as an identical
+# copy), less the one a compression continuation starts with. Only sessions with compacted rows
+# are counted: one index probe per session finds them.
 _COMPACTED_SESSIONS_SQL = (
     "SELECT s.id FROM sessions s WHERE EXISTS (SELECT 1 FROM messages m"
     " WHERE m.session_id = s.id AND m.active = 0 AND m.compacted = 1)"
 )
 _COMPACTIONS_SQL = """
-SELECT COALESCE(SUM(CASE WHEN NOT ({m_plain}) THEN 1 ELSE 0 END), 0),
+SELECT COUNT(DISTINCT CASE WHEN NOT ({m_plain}) THEN m.content END),
        (SELECT NOT ({f_plain}) FROM messages f
           WHERE f.session_id = ?1 AND (f.active = 1 OR f.compacted = 1) ORDER BY f.id LIMIT 1)
 FROM messages m WHERE m.session_id = ?1 AND (m.active = 1 OR m.compacted = 1)

@@ -47,7 +47,7 @@ class ModelSettings:
     provider: str = ""  # "" = auto: anthropic key > openai key > demo
     name: str = ""  # "" = the provider's default model
     base_url: str = ""
-    api_key: str = ""
+    api_key: str = field(default="", repr=False)  # never rendered: it may come from .env or config.yaml
     context_length: int = 0  # 0 = known window for the model, else 128,000
     max_tokens: int = 4096
     reasoning_effort: str = ""
@@ -73,7 +73,7 @@ class AuxiliaryTaskSettings:
     provider: str = "auto"
     model: str = ""
     base_url: str = ""
-    api_key: str = ""
+    api_key: str = field(default="", repr=False)
     timeout: float = 120.0
 
 

@@ -127,6 +127,7 @@ def test_providers_map_onto_ours_with_the_key_hermes_would_send(tmp_path: Path) 
     settings = load_settings(home_with(tmp_path, yaml, env="OPENROUTER_API_KEY='sk-or-one'\n"), env={})
     assert (settings.model.provider, settings.model.base_url) == ("openai", "https://openrouter.ai/api/v1")
     assert settings.model.api_key == "sk-or-one"
+    assert "sk-or-one" not in repr(settings)  # a key from .env is never rendered (a repr may reach a log)
     yaml = "model:\n  default: m\n  provider: deepseek\n"
     settings = load_settings(home_with(tmp_path, yaml), env={"DEEPSEEK_API_KEY": "sk-ds"})
     assert (settings.model.base_url, settings.model.api_key) == ("https://api.deepseek.com/v1", "sk-ds")

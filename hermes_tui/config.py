@@ -205,8 +205,7 @@ class Settings:
     # fallback providers/models and credential pools (top-level keys, see hermes_tui.config_chain)
     chain: ChainSettings = field(default_factory=ChainSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (checked by keymap_config)
-    # MCP servers by name, as given ([mcp_servers.NAME] tables, config.yaml's mcp_servers:), unvalidated
-    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    mcp_servers: dict[str, Any] = field(default_factory=dict)  # NAME -> table (checked by core.mcp.config)
     # Not settings: the home's .env (environment variables below the real ones) and where
     # model.provider came from (named in provider errors).
     dotenv: dict[str, str] = field(default_factory=dict, repr=False)
@@ -553,12 +552,14 @@ def _env_layer(
     return layer, labels
 
 
-def _mcp_tables(data: Mapping[str, Any], source: str) -> dict[str, dict[str, Any]]:
-    """config.toml's [mcp_servers.NAME] tables, as given (the MCP layer checks their contents)."""
+def _mcp_tables(data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """config.toml's [mcp_servers.NAME] tables, as given (core.mcp.config checks their contents).
+
+    With config.yaml's `mcp_servers:` they make one mapping: a name in both is config.toml's."""
     raw = data.get("mcp_servers", {})
-    if not isinstance(raw, Mapping) or not all(isinstance(entry, Mapping) for entry in raw.values()):
+    if not isinstance(raw, Mapping):
         raise ConfigError(f"{source}: 'mcp_servers' must be tables of [mcp_servers.NAME]")
-    return {str(name): dict(entry) for name, entry in raw.items()}
+    return {str(name): entry for name, entry in raw.items()}
 
 
 def _chain(hermes: HermesLayer, toml_data: Mapping[str, Any], config_file: Path) -> ChainSettings:

@@ -384,6 +384,7 @@ class Agent:
                 soul=self._soul(),
                 skills_listing=self._skills_listing() if "skill_view" in self.registry else "",
                 provider_block=self.memory_hooks.system_prompt_block(),
+                context_length=self.meter.context_length,
             )
         )
 

@@ -21,6 +21,8 @@ from typing import Any, get_type_hints
 
 from hermes_tui.config_chain import KEYS as CHAIN_KEYS
 from hermes_tui.config_chain import ChainConfigError, ChainSettings, parse_chain
+from hermes_tui.config_quick import KEY as QUICK_COMMANDS_KEY
+from hermes_tui.config_quick import QuickCommand, QuickCommandsError, parse_quick_commands
 from hermes_tui.store.file_modes import PRIVATE_DIR_MODE, looser_than, make_private_dir, permission_bits
 from hermes_tui.store.regular_files import FileTooLargeError, read_regular_bytes
 
@@ -195,6 +197,7 @@ class Settings:
     # fallback providers/models and credential pools (top-level keys, see hermes_tui.config_chain)
     chain: ChainSettings = field(default_factory=ChainSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (checked by keymap_config)
+    quick_commands: dict[str, QuickCommand] = field(default_factory=dict)  # [quick_commands.NAME] (config_quick)
 
 
 # --------------------------------------------------------------------------- home
@@ -397,7 +400,7 @@ def _apply(
     for key, value in data.items():
         dotted = f"{prefix}{key}"
         label = label_of(dotted)
-        if key not in hints or key == "chain":
+        if key not in hints or key in ("chain", "quick_commands"):
             raise ConfigError(f"{source}: unknown key '{dotted}'")
         tp = hints[key]
         if dataclasses.is_dataclass(tp):
@@ -536,7 +539,11 @@ def load_settings(
         settings.chain = parse_chain(data)
     except ChainConfigError as exc:
         raise ConfigError(f"{home.config_file}: {exc}") from None
-    data = {key: value for key, value in data.items() if key not in CHAIN_KEYS}
+    try:
+        settings.quick_commands = parse_quick_commands(data.get(QUICK_COMMANDS_KEY))
+    except QuickCommandsError as exc:
+        raise ConfigError(f"{home.config_file}: {exc}") from None
+    data = {key: value for key, value in data.items() if key not in CHAIN_KEYS and key != QUICK_COMMANDS_KEY}
     _apply(settings, data, origins, str(home.config_file), origins.file_label)
     env_layer, env_names = _env_layer(env)
     env_label = lambda dotted: f"environment variable {env_names.get(dotted, dotted)}"  # noqa: E731

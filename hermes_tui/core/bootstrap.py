@@ -101,6 +101,9 @@ async def open_agent(
     except Exception:
         await db.close()
         raise
+    from hermes_tui.core.commands.extensions import install_extension_commands
+
+    install_extension_commands(agent)  # /skill-name commands and [quick_commands]
     for line in skipped:
         agent.events.warn(line)
     if upkeep.line():  # the start-up line: what state.db upkeep did (core/upkeep.py)

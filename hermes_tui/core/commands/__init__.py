@@ -1,6 +1,7 @@
 """The slash commands: one registry (`registry`), what a command hands back (`result`: `CommandResult`
 and the typed screen intents), and the handlers (`session`, `power`, `browse`, `modes`,
-`rollback`).
+`rollback`; `extensions`: the commands of installed skills and the user's quick commands, added
+to the registry at start-up).
 
 The rest of the code imports the public names from here; modules inside the package import each
 other directly (never this `__init__`), so the package has no import cycle.
@@ -10,11 +11,15 @@ from hermes_tui.core.commands.power import export_session
 from hermes_tui.core.commands.registry import (
     COMMANDS,
     Command,
+    CommandSource,
+    all_commands,
     command_for,
     help_text,
     is_command,
+    register_dynamic,
     run_command,
     runs_while_busy,
+    shadowed_commands,
 )
 from hermes_tui.core.commands.result import (
     CommandResult,
@@ -31,6 +36,7 @@ __all__ = [
     "COMMANDS",
     "Command",
     "CommandResult",
+    "CommandSource",
     "Confirmation",
     "Intent",
     "OpenCompare",
@@ -38,10 +44,13 @@ __all__ = [
     "OpenLearning",
     "OpenSearch",
     "ShowHelp",
+    "all_commands",
     "command_for",
     "export_session",
     "help_text",
     "is_command",
+    "register_dynamic",
     "run_command",
     "runs_while_busy",
+    "shadowed_commands",
 ]

@@ -11,11 +11,19 @@ while a turn is running: /steer, /queue, /stop, /status and the other read-only 
 A command that opens a screen (/search, /compare, /inspect, /memory, /skills, /help) returns only
 its intent (`core.commands.result`); the headless front-end prints the text of it. The handlers
 live in `session`, `power`, `browse`, `modes` and `rollback` beside this module.
+
+Commands that are not built in — one per installed skill, the user's `[quick_commands]`, a
+plugin's — join through the one extension point, `register_dynamic(source, commands)`: a list, or
+a callable the registry asks each time it is read (so a source can follow files that change).
+`all_commands()` is the built-ins and then each source in the order it was first registered; a
+name already taken (a built-in's, or an earlier source's) stays with its first owner, and
+`shadowed_commands()` lists the ones left out (the help says so). A command whose `rewrite` is
+set is an alias: it runs the slash command `rewrite(args)` returns (at most `MAX_REWRITES` hops).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -39,6 +47,8 @@ class Command:
     handler: Handler
     aliases: tuple[str, ...] = ()
     while_busy: bool = False  # the TUI runs it at once even while a turn runs (it never waits for the turn)
+    kind: str = "built-in"  # or where a registered command comes from: "skill", "quick", "plugin" …
+    rewrite: Callable[[str], str] | None = None  # an alias: the "/command args" to run instead
 
 
 async def _help(agent: Agent, args: str) -> CommandResult:
@@ -101,25 +111,97 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 _BY_NAME = {alias: cmd for cmd in COMMANDS for alias in (cmd.name, *cmd.aliases)}
+MAX_REWRITES = 8  # alias hops before a loop is reported
+
+CommandSource = Callable[[], Sequence[Command]]
+_SOURCES: dict[str, CommandSource] = {}
+
+
+def register_dynamic(source: str, commands: Sequence[Command] | CommandSource) -> None:
+    """Add the commands of `source` (or replace them: the same source registered again)."""
+    if callable(commands):
+        _SOURCES[source] = commands
+    else:
+        fixed = tuple(commands)
+        _SOURCES[source] = lambda: fixed
+
+
+def reset_dynamic() -> None:
+    """Drop every registered source: only the built-ins are left (a test's clean slate)."""
+    _SOURCES.clear()
+
+
+def _dynamic() -> tuple[tuple[Command, ...], tuple[Command, ...]]:
+    """(the registered commands in effect, those hidden because their name was taken first)."""
+    taken = set(_BY_NAME)
+    kept: list[Command] = []
+    hidden: list[Command] = []
+    for provide in list(_SOURCES.values()):
+        try:
+            provided = tuple(provide())
+        except Exception:  # a broken source loses its commands, never the registry
+            continue
+        for command in provided:
+            spellings = {command.name, *command.aliases}
+            if spellings & taken:
+                hidden.append(command)
+                continue
+            taken |= spellings
+            kept.append(command)
+    return tuple(kept), tuple(hidden)
+
+
+def all_commands() -> tuple[Command, ...]:
+    """Every command a front-end may advertise: the built-ins, then the registered ones in effect."""
+    return COMMANDS + _dynamic()[0]
+
+
+def shadowed_commands() -> tuple[Command, ...]:
+    """Registered commands left out because a built-in (or an earlier source) has their name."""
+    return _dynamic()[1]
 
 
 def is_command(text: str) -> bool:
     return text.startswith("/") and not text.startswith("//")
 
 
+def _lookup(name: str) -> Command | None:
+    name = name.lower()
+    found = _BY_NAME.get(name)
+    if found is None:
+        found = next((cmd for cmd in _dynamic()[0] if name in (cmd.name, *cmd.aliases)), None)
+    return found
+
+
 def help_text() -> str:
-    width = max(len(c.usage) for c in COMMANDS)
+    commands = all_commands()
+    width = max(len(c.usage) for c in commands)
     lines = ["Commands:"]
-    for cmd in COMMANDS:
+    kind = "built-in"
+    for cmd in commands:
+        if cmd.kind != kind:
+            kind = cmd.kind
+            lines.append(f"{kind.capitalize()} commands:")
         alias = f" (alias /{', /'.join(cmd.aliases)})" if cmd.aliases else ""
         lines.append(f"  {cmd.usage.ljust(width)}  {cmd.help}{alias}")
+    for cmd in shadowed_commands():
+        owner = _lookup(cmd.name)
+        by = f"the built-in /{cmd.name}" if owner is not None and owner.kind == "built-in" else f"another /{cmd.name}"
+        lines.append(f"  (the {cmd.kind} command /{cmd.name} is left out: {by} has that name)")
     return "\n".join(lines)
 
 
 def command_for(text: str) -> Command | None:
-    """The registry entry a "/name args" text calls (None for an unknown name)."""
-    name = text.strip()[1:].partition(" ")[0]
-    return _BY_NAME.get(name.lower())
+    """The registry entry a "/name args" text calls (None for an unknown name); an alias is followed."""
+    for _hop in range(MAX_REWRITES):
+        name, _, args = text.strip()[1:].partition(" ")
+        command = _lookup(name)
+        if command is None or command.rewrite is None:
+            return command
+        text = command.rewrite(args.strip())
+        if not is_command(text):
+            return None
+    return None
 
 
 def runs_while_busy(text: str) -> bool:
@@ -132,11 +214,20 @@ async def run_command(agent: Agent, text: str, *, interactive: bool = False) -> 
     """Dispatch one slash command; a mistake comes back as an error result, never an exception.
 
     `interactive=True` is the TUI: /compress then returns its preview to confirm instead of applying.
+    An alias runs the command it stands for, with the same `interactive`.
     """
-    name, _, args = text.strip()[1:].partition(" ")
-    command = _BY_NAME.get(name.lower())
-    if command is None:
-        return CommandResult(f"Unknown command /{name} — /help lists the commands.", error=True)
+    for _hop in range(MAX_REWRITES):
+        name, _, args = text.strip()[1:].partition(" ")
+        command = _lookup(name)
+        if command is None:
+            return CommandResult(f"Unknown command /{name} — /help lists the commands.", error=True)
+        if command.rewrite is None:
+            break
+        text = command.rewrite(args.strip())
+        if not is_command(text):
+            return CommandResult(f"/{name} stands for {text!r}, which is not a slash command.", error=True)
+    else:
+        return CommandResult(f"/{name} goes round in aliases ({MAX_REWRITES} hops); check them.", error=True)
     handler = (
         partial(session.compress, interactive=True)
         if interactive and command.handler is session.compress

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
+from hermes_tui.core.commands.extensions import install_extension_commands  # loaded with this module, off the loop
 from hermes_tui.core.tools.base import Approver, FunctionTool, ToolContext
 from hermes_tui.core.tools.defaults import default_registry
 from hermes_tui.core.tools.registry import ToolRegistry
@@ -101,8 +102,6 @@ async def open_agent(
     except Exception:
         await db.close()
         raise
-    from hermes_tui.core.commands.extensions import install_extension_commands
-
     install_extension_commands(agent)  # /skill-name commands and [quick_commands]
     for line in skipped:
         agent.events.warn(line)

@@ -2,14 +2,14 @@
 
 The prompt's completion, the help screen and the command palette all list `slash_commands()`, so
 none of them can offer a command the core would answer "Unknown command" to, and a command added
-to the registry shows up everywhere at once. The registry is imported on first use (the first
-keystroke, the help screen, the palette), so the first frame does not pay for it.
+to the registry — built in, or added at start-up by a plugin — shows up everywhere at once (the
+list is rebuilt when the registry's version changes). The registry is imported on first use (the
+first keystroke, the help screen, the palette), so the first frame does not pay for it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 
 @dataclass(frozen=True)
@@ -43,20 +43,27 @@ class SlashCommand:
         return f"{self.help} (also {', '.join(self.aliases)})"
 
 
-@cache
+_cached: tuple[int, tuple[SlashCommand, ...]] | None = None
+
+
 def slash_commands() -> tuple[SlashCommand, ...]:
     """Every command of the core's registry, in the registry's order."""
-    from hermes_tui.core.commands import COMMANDS
+    global _cached
+    from hermes_tui.core.commands import all_commands, registry_version
 
-    return tuple(
-        SlashCommand(
-            name=f"/{command.name}",
-            usage=command.usage,
-            help=command.help,
-            aliases=tuple(f"/{alias}" for alias in command.aliases),
+    version = registry_version()
+    if _cached is None or _cached[0] != version:
+        commands = tuple(
+            SlashCommand(
+                name=f"/{command.name}",
+                usage=command.usage,
+                help=command.help,
+                aliases=tuple(f"/{alias}" for alias in command.aliases),
+            )
+            for command in all_commands()
         )
-        for command in COMMANDS
-    )
+        _cached = (version, commands)
+    return _cached[1]
 
 
 def completion_candidates() -> tuple[str, ...]:

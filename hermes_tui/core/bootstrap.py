@@ -1,9 +1,11 @@
 """Assemble a ready Agent from settings: open state.db, build the providers, register the tools.
 
 Both front-ends (the TUI's start-up worker and `hermes-tui run`) call `open_agent`, so they
-drive exactly the same Agent. The summary provider is only distinct when
-`auxiliary.compression` names a different provider, model or base URL; otherwise compression
-summaries use the main model (there is nothing to fall back to).
+drive exactly the same Agent. It starts the MCP servers connecting without waiting for them
+(a one-shot run waits with `Agent.wait_for_mcp` before its turn; the TUI never does). The
+summary provider is only distinct when `auxiliary.compression` names a different provider,
+model or base URL; otherwise compression summaries use the main model (there is nothing to
+fall back to).
 """
 
 from __future__ import annotations
@@ -42,6 +44,24 @@ def build_registry() -> ToolRegistry:
     for tool in (MemoryTool(), SkillViewTool(), SkillManageTool()):
         registry.register(tool)
     return registry
+
+
+def add_plugin_commands(agent: Agent) -> None:
+    """The enabled plugins' slash commands join the one command registry (a taken name keeps its
+    owner: one warning line); they leave it again when the agent closes."""
+    from hermes_tui.core.commands import register_dynamic
+
+    sources = list(agent.extensions.commands)
+    for source in sources:
+        for problem in register_dynamic(source, agent.extensions.commands[source]):
+            agent.events.warn(problem)
+
+    def remove() -> None:
+        for source in sources:
+            register_dynamic(source, ())
+
+    if sources:
+        agent.call_on_close(remove)
 
 
 def summary_provider(settings: Settings, choice: ProviderChoice) -> Provider | None:
@@ -101,6 +121,8 @@ async def open_agent(
     except Exception:
         await db.close()
         raise
+    add_plugin_commands(agent)
+    agent.start_mcp()  # the MCP servers connect in the background: nothing here waits for them
     for line in skipped:
         agent.events.warn(line)
     if upkeep.line():  # the start-up line: what state.db upkeep did (core/upkeep.py)

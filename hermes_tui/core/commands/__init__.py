@@ -1,6 +1,6 @@
 """The slash commands: one registry (`registry`), what a command hands back (`result`: `CommandResult`
 and the typed screen intents), and the handlers (`session`, `power`, `browse`, `modes`,
-`rollback`).
+`rollback`, `extensions`). Commands added at start-up (plugins) go through `register_dynamic`.
 
 The rest of the code imports the public names from here; modules inside the package import each
 other directly (never this `__init__`), so the package has no import cycle.
@@ -10,9 +10,12 @@ from hermes_tui.core.commands.power import export_session
 from hermes_tui.core.commands.registry import (
     COMMANDS,
     Command,
+    all_commands,
     command_for,
     help_text,
     is_command,
+    register_dynamic,
+    registry_version,
     run_command,
     runs_while_busy,
 )
@@ -38,10 +41,13 @@ __all__ = [
     "OpenLearning",
     "OpenSearch",
     "ShowHelp",
+    "all_commands",
     "command_for",
     "export_session",
     "help_text",
     "is_command",
+    "register_dynamic",
+    "registry_version",
     "run_command",
     "runs_while_busy",
 ]

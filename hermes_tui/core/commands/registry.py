@@ -1,7 +1,11 @@
 """The one slash-command registry shared by the TUI and the headless CLI, and its dispatcher.
 
-`COMMANDS` is the only list of slash commands: the core dispatches from it and the TUI's
-completion, F1 help and command palette all read it, so what the UI advertises always dispatches.
+`COMMANDS` is the list of built-in slash commands; `register_dynamic(source, commands)` adds the
+ones a plugin contributes (or any other source known only at start-up), replacing what that
+source added before. `all_commands()` is the one list: the core dispatches from it and the TUI's
+completion, F1 help and command palette all read it (`registry_version()` tells them it changed),
+so what the UI advertises always dispatches. A name or alias already taken keeps its owner — a
+built-in always wins — and the clash is one line in the list `register_dynamic` returns.
 `run_command(agent, "/resume 2")` returns a `CommandResult` telling the front-end what to show,
 whether to send a user turn (/retry), what to put back in the input (/undo), or to quit.
 Anything the TUI can do with a command, a script can do with `hermes-tui run "/…"`.
@@ -10,17 +14,19 @@ the preview. Commands flagged `while_busy` (`runs_while_busy`) are the ones a fr
 while a turn is running: /steer, /queue, /stop, /status and the other read-only or steering ones.
 A command that opens a screen (/search, /compare, /inspect, /memory, /skills, /help) returns only
 its intent (`core.commands.result`); the headless front-end prints the text of it. The handlers
-live in `session`, `power`, `browse`, `modes` and `rollback` beside this module.
+live in `session`, `power`, `browse`, `modes`, `rollback` and `extensions` beside this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import inspect
+import re
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from hermes_tui.core.commands import browse, modes, power, rollback, session
+from hermes_tui.core.commands import browse, extensions, modes, power, rollback, session
 from hermes_tui.core.commands.result import CommandResult, ShowHelp
 from hermes_tui.core.session.live import SessionError
 
@@ -39,6 +45,7 @@ class Command:
     handler: Handler
     aliases: tuple[str, ...] = ()
     while_busy: bool = False  # the TUI runs it at once even while a turn runs (it never waits for the turn)
+    source: str = "built-in"  # or "plugin:<name>" for one a plugin added
 
 
 async def _help(agent: Agent, args: str) -> CommandResult:
@@ -96,11 +103,125 @@ COMMANDS: tuple[Command, ...] = (
     Command("save", "/save [FILE]", "export this session to .json, .md or .jsonl (0600)", power.save),
     Command("insights", "/insights [days]", "usage over time from state.db", power.insights, while_busy=True),
     Command("clear", "/clear", "clear the conversation pane (the session stays)", power.clear, while_busy=True),
+    Command(
+        "tools", "/tools [disable|enable NAME…]", "every tool by source, on or off; switch tools", extensions.tools
+    ),
+    Command("reload-mcp", "/reload-mcp", "reconnect the MCP servers from the config", extensions.reload_mcp),
     Command("help", "/help", "commands and keys", _help, while_busy=True),
     Command("quit", "/quit", "leave hermes-tui", _quit, ("exit",)),
 )
 
-_BY_NAME = {alias: cmd for cmd in COMMANDS for alias in (cmd.name, *cmd.aliases)}
+_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
+_dynamic: dict[str, tuple[Command, ...]] = {}  # source -> the commands it added
+_version = 0
+_by_name: dict[str, Command] = {}
+
+
+def all_commands() -> tuple[Command, ...]:
+    """The built-in commands, then every added one, in the order their sources added them."""
+    return COMMANDS + tuple(command for commands in _dynamic.values() for command in commands)
+
+
+def registry_version() -> int:
+    """Changes whenever `register_dynamic` changes the list (front-ends cache what they derive from it)."""
+    return _version
+
+
+def _rebuild() -> None:
+    global _by_name
+    _by_name = {alias: cmd for cmd in all_commands() for alias in (cmd.name, *cmd.aliases)}
+
+
+def _as_command(spec: Any, source: str) -> Command:
+    """A plugin's command spec — a Command, or a mapping with name, help, handler (usage, aliases,
+    while_busy optional) — as a Command of `source`; ValueError (one line) when it is not one."""
+    if isinstance(spec, Command):
+        fields = {
+            "name": spec.name,
+            "usage": spec.usage,
+            "help": spec.help,
+            "handler": spec.handler,
+            "aliases": spec.aliases,
+            "while_busy": spec.while_busy,
+        }
+    elif isinstance(spec, Mapping):
+        fields = dict(spec)
+    else:
+        raise ValueError(f"a command must be a Command or a table, got {type(spec).__name__}")
+    name = str(fields.get("name", "")).lstrip("/").lower()
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"'{fields.get('name')}' is not a command name (letters, digits, - and _)")
+    handler = fields.get("handler")
+    if not callable(handler):
+        raise ValueError(f"/{name} has no callable handler")
+    aliases = tuple(str(alias).lstrip("/").lower() for alias in fields.get("aliases") or ())
+    return Command(
+        name=name,
+        usage=str(fields.get("usage") or f"/{name}"),
+        help=" ".join(str(fields.get("help") or "").split()) or f"added by {source}",
+        handler=_guarded(name, handler),
+        aliases=tuple(alias for alias in aliases if _NAME.fullmatch(alias)),
+        while_busy=bool(fields.get("while_busy", False)),
+        source=source,
+    )
+
+
+def _guarded(name: str, handler: Callable[..., Any]) -> Handler:
+    """An added command's handler made safe: sync or async, a str or a CommandResult back, and a
+    failure is one error line instead of a traceback."""
+
+    async def run(agent: Agent, args: str) -> CommandResult:
+        try:
+            value = handler(agent, args)
+            if inspect.isawaitable(value):
+                value = await value
+        except SessionError:
+            raise
+        except Exception as exc:
+            return CommandResult(f"/{name} failed: {type(exc).__name__}: {exc}", error=True)
+        if isinstance(value, CommandResult):
+            return value
+        if value is None:
+            return CommandResult("")
+        return CommandResult(str(value))
+
+    return run
+
+
+def register_dynamic(source: str, specs: Iterable[Any]) -> list[str]:
+    """Make `specs` the commands `source` adds (replacing its earlier ones; none removes them).
+
+    Returns one line per spec left out: not a command, or its name taken by a built-in or by
+    another source (the first owner keeps it; an alias that clashes is just dropped).
+    """
+    global _version
+    problems: list[str] = []
+    _dynamic.pop(source, None)
+    taken = {alias for cmd in all_commands() for alias in (cmd.name, *cmd.aliases)}
+    accepted: list[Command] = []
+    for spec in specs:
+        try:
+            command = _as_command(spec, source)
+        except ValueError as exc:
+            problems.append(f"{source}: command left out: {exc}")
+            continue
+        if command.name in taken:
+            owner = _by_name.get(command.name)
+            who = "a built-in command" if owner is None or owner.source == "built-in" else owner.source
+            problems.append(f"{source}: /{command.name} left out: the name belongs to {who}")
+            continue
+        aliases = tuple(alias for alias in command.aliases if alias not in taken)
+        command = Command(**{**command.__dict__, "aliases": aliases})
+        taken.update((command.name, *aliases))
+        accepted.append(command)
+    if accepted:
+        _dynamic[source] = tuple(accepted)
+    _version += 1
+    _rebuild()
+    return problems
+
+
+_rebuild()
 
 
 def is_command(text: str) -> bool:
@@ -108,18 +229,20 @@ def is_command(text: str) -> bool:
 
 
 def help_text() -> str:
-    width = max(len(c.usage) for c in COMMANDS)
+    commands = all_commands()
+    width = max(len(c.usage) for c in commands)
     lines = ["Commands:"]
-    for cmd in COMMANDS:
+    for cmd in commands:
         alias = f" (alias /{', /'.join(cmd.aliases)})" if cmd.aliases else ""
-        lines.append(f"  {cmd.usage.ljust(width)}  {cmd.help}{alias}")
+        added = f" [{cmd.source}]" if cmd.source != "built-in" else ""
+        lines.append(f"  {cmd.usage.ljust(width)}  {cmd.help}{alias}{added}")
     return "\n".join(lines)
 
 
 def command_for(text: str) -> Command | None:
     """The registry entry a "/name args" text calls (None for an unknown name)."""
     name = text.strip()[1:].partition(" ")[0]
-    return _BY_NAME.get(name.lower())
+    return _by_name.get(name.lower())
 
 
 def runs_while_busy(text: str) -> bool:
@@ -134,7 +257,7 @@ async def run_command(agent: Agent, text: str, *, interactive: bool = False) -> 
     `interactive=True` is the TUI: /compress then returns its preview to confirm instead of applying.
     """
     name, _, args = text.strip()[1:].partition(" ")
-    command = _BY_NAME.get(name.lower())
+    command = _by_name.get(name.lower())
     if command is None:
         return CommandResult(f"Unknown command /{name} — /help lists the commands.", error=True)
     handler = (

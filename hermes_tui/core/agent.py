@@ -31,6 +31,8 @@ from hermes_tui.config import ConfigError, Home, Settings, load_settings
 from hermes_tui.core import events as ev
 from hermes_tui.core.checkpoints.manager import CheckpointManager
 from hermes_tui.core.context.compressor import ContextCompressor
+from hermes_tui.core.context.cooldown_store import CooldownKeeper
+from hermes_tui.core.context.window_probe import CACHE_FILE_NAME, WindowCache, WindowDetector, should_ask
 from hermes_tui.core.context.windows import MINIMUM_CONTEXT_LENGTH, context_window
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.goals import GoalKeeper
@@ -132,6 +134,7 @@ class Agent:
             summarize=self._summarize_with_aux if aux_provider is not None else self._summarize_with_main,
             fallback_summarize=self._summarize_with_main if aux_provider is not None else None,
             abort_on_summary_failure=comp.abort_on_summary_failure,
+            max_output_tokens=settings.model.max_tokens,  # reserved out of the window: the trigger's input budget
         )
         self.memory = MemoryStore(
             home.memories,
@@ -186,6 +189,8 @@ class Agent:
             enabled=comp.enabled,
         )
         self._turn_lock = asyncio.Lock()
+        self._window_detector: WindowDetector | None = None
+        self.cooldowns = CooldownKeeper(self.compressor, db, lambda: self.session.id) if db is not None else None
         self.moves = SessionMoves(
             session=self.session,
             meter=self.meter,
@@ -316,6 +321,57 @@ class Agent:
 
     def budget(self) -> ev.ContextBudget:
         return self.meter.budget()
+
+    def watch_window(self, base_url: str, api_key: str = "") -> WindowDetector | None:
+        """Learn the primary model's window from its server (core/context/window_probe.py): the last
+        report at once, a fresh one in the background. Nothing to do when `model.context_length` is
+        set (it wins) or the endpoint reports no windows."""
+        route = self.chain.primary
+        if self.settings.model.context_length > 0 or not should_ask(route.choice.provider, base_url):
+            return None
+        cache = WindowCache(self.home.root / CACHE_FILE_NAME)
+        detector = WindowDetector(
+            cache=cache, base_url=base_url, model=route.choice.model, api_key=api_key, apply=self.use_reported_window
+        )
+        cached = detector.cached()
+        if cached is not None:
+            self.use_reported_window(cached, f"last reported by the server at {base_url}", quiet=True)
+        self._window_detector = detector
+        detector.start()
+        return detector
+
+    def warn_unknown_window(self) -> None:
+        self.events.warn(
+            f"Unknown model '{self.provider.model}': assuming a {self.meter.context_length:,}-token window. "
+            "Set --context-length or model.context_length to its real window.",
+            once_key="unknown-window",
+        )
+
+    def use_reported_window(self, tokens: int | None, where: str, *, quiet: bool = False) -> None:
+        """The primary model's window is `tokens` (its server says so; None: it did not say): every
+        budget and the gauge follow."""
+        route = self.chain.primary
+        detector = self._window_detector
+        if detector is not None and detector.model != route.choice.model:
+            return  # /model switched away meanwhile: the report is about another model
+        if tokens is None:
+            if not route.window_known:
+                self.warn_unknown_window()
+            return
+        changed = (route.window, route.window_known) != (tokens, True)
+        route.window, route.window_known = tokens, True
+        if not self.chain.on_fallback:
+            self.meter.use_window(tokens, True)
+            self.meter.publish()
+        if changed and not quiet:
+            self.events.review("info", f"Context window: {tokens:,} tokens ({where})")
+        if tokens < MINIMUM_CONTEXT_LENGTH:
+            self.events.warn(
+                f"The model's window is {tokens:,} tokens ({where}), below the {MINIMUM_CONTEXT_LENGTH:,} "
+                "tokens Hermes needs for tool work; compression will fire at "
+                f"{self.compressor.threshold_tokens:,}. Give the server a larger context (e.g. Ollama's num_ctx).",
+                once_key=f"small-window:{tokens}",
+            )
 
     @property
     def permission_mode(self) -> PermissionMode:
@@ -479,11 +535,20 @@ class Agent:
         return await self.moves.new_session(title)
 
     async def resume(self, ref: str) -> str:
-        return await self.moves.resume(ref)
+        said = await self.moves.resume(ref)
+        await self._restore_cooldown()
+        return said
+
+    async def _restore_cooldown(self) -> None:
+        """A resumed session keeps the summary-failure pause it had (core/context/cooldown_store.py)."""
+        if self.cooldowns is not None and await self.cooldowns.restore() > 0:
+            self.events.review("compression", "Automatic compression stays paused: the summary model failed recently")
 
     async def continue_session(self, title: str | None = None) -> str:
         """Continue the most recent session, or the newest one titled `title` (`hermes-tui -c [title]`)."""
-        return await self.moves.continue_latest(title)
+        said = await self.moves.continue_latest(title)
+        await self._restore_cooldown()
+        return said
 
     async def branch(self, name: str | None = None) -> str:
         return await self.moves.branch(name)
@@ -547,6 +612,10 @@ class Agent:
                 callback()
         await self.learning.close()
         await self.checkpoints.close()
+        if self._window_detector is not None:
+            await self._window_detector.aclose()
+        if self.cooldowns is not None:
+            await self.cooldowns.flush()
         if self.session.row_created:
             self.memory_hooks.on_session_end(self.session.messages)
         await self.memory_hooks.shutdown()

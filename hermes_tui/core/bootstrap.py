@@ -27,10 +27,10 @@ if TYPE_CHECKING:
 
 def build_registry() -> ToolRegistry:
     """The default tools plus session_search (which reads the agent's state.db) and the learning tools
-    (memory, skill_view, skill_manage: they use the agent's memory store and skills folder)."""
+    (memory, skills_list, skill_view, skill_manage: they use the agent's memory store and skills folder)."""
     from hermes_tui.core.tools.memory_tool import MemoryTool
     from hermes_tui.core.tools.session_search import SESSION_SEARCH_SCHEMA, session_search
-    from hermes_tui.core.tools.skill_tools import SkillManageTool, SkillViewTool
+    from hermes_tui.core.tools.skill_tools import SkillManageTool, SkillsListTool, SkillViewTool
 
     registry = default_registry()
 
@@ -41,7 +41,7 @@ def build_registry() -> ToolRegistry:
         return await session_search(db, ctx.session_id, args)
 
     registry.register(FunctionTool.from_schema(SESSION_SEARCH_SCHEMA, run_session_search))
-    for tool in (MemoryTool(), SkillViewTool(), SkillManageTool()):
+    for tool in (MemoryTool(), SkillsListTool(), SkillViewTool(), SkillManageTool()):
         registry.register(tool)
     return registry
 
@@ -128,9 +128,9 @@ async def open_agent(
     if upkeep.line():  # the start-up line: what state.db upkeep did (core/upkeep.py)
         agent.events.review("info", upkeep.line())
         agent.events.status(upkeep.line())
-    if not agent.context_window_known:
-        agent.events.warn(
-            f"Unknown model '{agent.provider.model}': assuming a {agent.meter.context_length:,}-token window. "
-            "Set --context-length or model.context_length to its real window."
-        )
+    # the window the server reported last time at once, a fresh report in the background (never waited for)
+    # (an unknown window without a report is warned about when the server has not answered)
+    watching = agent.watch_window(choice.base_url, choice.api_key) is not None
+    if not agent.context_window_known and not watching:
+        agent.warn_unknown_window()
     return agent, db

@@ -198,6 +198,7 @@ class Settings:
     chain: ChainSettings = field(default_factory=ChainSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (checked by keymap_config)
     quick_commands: dict[str, QuickCommand] = field(default_factory=dict)  # [quick_commands.NAME] (config_quick)
+    mcp_servers: dict[str, Any] = field(default_factory=dict)  # NAME -> table (checked by core.mcp.config)
 
 
 # --------------------------------------------------------------------------- home
@@ -359,6 +360,7 @@ def _type_name(tp: Any) -> str:
         str: "a string",
         list[str]: "a list of strings",
         dict[str, str]: "a table of strings",
+        dict[str, Any]: "a table",
     }
     return names.get(tp, str(tp))
 
@@ -379,7 +381,11 @@ def _coerce(value: Any, tp: Any, label: str) -> Any:
         return value
     elif tp == list[str] and isinstance(value, list) and all(isinstance(item, str) for item in value):
         return list(value)
-    elif tp == dict[str, str] and isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values()):
+    elif (
+        tp in (dict[str, str], dict[str, Any])
+        and isinstance(value, Mapping)
+        and (tp == dict[str, Any] or all(isinstance(v, str) for v in value.values()))
+    ):
         return {str(key): item for key, item in value.items()}
     raise ConfigError(f"{label} must be {_type_name(tp)}, got {type(value).__name__} {value!r}")
 

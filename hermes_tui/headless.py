@@ -221,6 +221,7 @@ async def _run_with_signals(
         home=home, settings=settings, choice=choice, sink=printer, approver=approver, source="cli"
     )
     try:
+        await agent.wait_for_mcp()  # a one-shot turn needs its MCP tools (each server: its connect_timeout)
         if choice.is_demo:
             print(f"[demo] {choice.reason} — using the offline demo model", file=sys.stderr)
         continued = getattr(args, "continue", None)

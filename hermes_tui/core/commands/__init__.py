@@ -1,7 +1,8 @@
 """The slash commands: one registry (`registry`), what a command hands back (`result`: `CommandResult`
 and the typed screen intents), and the handlers (`session`, `power`, `browse`, `modes`,
 `rollback`; `extensions`: the commands of installed skills and the user's quick commands, added
-to the registry at start-up).
+to the registry at start-up; `tool_commands`: /tools and /reload-mcp). A plugin's commands join through
+`register_plugin_commands`.
 
 The rest of the code imports the public names from here; modules inside the package import each
 other directly (never this `__init__`), so the package has no import cycle.
@@ -17,6 +18,7 @@ from hermes_tui.core.commands.registry import (
     help_text,
     is_command,
     register_dynamic,
+    register_plugin_commands,
     run_command,
     runs_while_busy,
     shadowed_commands,
@@ -50,6 +52,7 @@ __all__ = [
     "help_text",
     "is_command",
     "register_dynamic",
+    "register_plugin_commands",
     "run_command",
     "runs_while_busy",
     "shadowed_commands",

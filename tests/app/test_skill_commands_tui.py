@@ -27,7 +27,7 @@ async def test_a_skill_is_completed_listed_and_run_as_a_command(tmp_path: Path) 
     )
 
     app = make_app(tmp_path, settings=load_settings(Home(tmp_path / "home"), env={}))
-    async with app.run_test(size=(150, 60)) as pilot:
+    async with app.run_test(size=(150, 200)) as pilot:  # tall enough for the whole help
         await asyncio.wait_for(app.ready.wait(), 10)
         prompt = app.main.prompt
         await pilot.press(*"/git-b")

@@ -72,7 +72,7 @@ async def test_an_enabled_plugin_adds_a_tool_the_model_calls_and_a_command(tmp_p
             assert "plugin:demo\n  on   shout" in listing
             assert (await run_command(agent, "/greet Ann")).output == "Hello, Ann!"
             assert "/greet" in completion_candidates()
-            assert "/greet [name]" in help_text() and "[plugin:demo]" in help_text()
+            assert "/greet [name]" in help_text() and "Commands of plugin:demo:" in help_text()
         finally:
             await agent.close()
             await db.close()

@@ -280,7 +280,7 @@ def help_text() -> str:
     for cmd in commands:
         if cmd.kind != kind:
             kind = cmd.kind
-            lines.append(f"{kind.capitalize()} commands:")
+            lines.append(f"Commands of {kind}:" if ":" in kind else f"{kind.capitalize()} commands:")
         alias = f" (alias /{', /'.join(cmd.aliases)})" if cmd.aliases else ""
         lines.append(f"  {cmd.usage.ljust(width)}  {cmd.help}{alias}")
     for cmd in shadowed_commands():

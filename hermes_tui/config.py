@@ -26,6 +26,8 @@ from typing import Any, get_type_hints
 
 from hermes_tui.config_chain import KEYS as CHAIN_KEYS
 from hermes_tui.config_chain import ChainConfigError, ChainSettings, parse_chain
+from hermes_tui.config_quick import KEY as QUICK_COMMANDS_KEY
+from hermes_tui.config_quick import QuickCommand, QuickCommandsError, parse_quick_commands
 from hermes_tui.hermes_config import HermesConfigError, HermesLayer, load_hermes_layer
 from hermes_tui.store.file_modes import PRIVATE_DIR_MODE, looser_than, make_private_dir, permission_bits
 from hermes_tui.store.regular_files import FileTooLargeError, read_regular_bytes
@@ -205,6 +207,7 @@ class Settings:
     # fallback providers/models and credential pools (top-level keys, see hermes_tui.config_chain)
     chain: ChainSettings = field(default_factory=ChainSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (checked by keymap_config)
+    quick_commands: dict[str, QuickCommand] = field(default_factory=dict)  # [quick_commands.NAME] (config_quick)
     mcp_servers: dict[str, Any] = field(default_factory=dict)  # NAME -> table (checked by core.mcp.config)
     # Not settings: the home's .env (environment variables below the real ones) and where
     # model.provider came from (named in provider errors).
@@ -213,7 +216,7 @@ class Settings:
 
 
 # Settings fields no file or flag sets through the generic loader.
-_INTERNAL_FIELDS = frozenset({"chain", "mcp_servers", "dotenv", "provider_origin"})
+_INTERNAL_FIELDS = frozenset({"chain", "mcp_servers", "quick_commands", "dotenv", "provider_origin"})
 
 
 def env_view(settings: Settings, env: Mapping[str, str] | None = None) -> Mapping[str, str]:
@@ -384,6 +387,7 @@ def _type_name(tp: Any) -> str:
         str: "a string",
         list[str]: "a list of strings",
         dict[str, str]: "a table of strings",
+        dict[str, Any]: "a table",
     }
     return names.get(tp, str(tp))
 
@@ -404,7 +408,11 @@ def _coerce(value: Any, tp: Any, label: str) -> Any:
         return value
     elif tp == list[str] and isinstance(value, list) and all(isinstance(item, str) for item in value):
         return list(value)
-    elif tp == dict[str, str] and isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values()):
+    elif (
+        tp in (dict[str, str], dict[str, Any])
+        and isinstance(value, Mapping)
+        and (tp == dict[str, Any] or all(isinstance(v, str) for v in value.values()))
+    ):
         return {str(key): item for key, item in value.items()}
     raise ConfigError(f"{label} must be {_type_name(tp)}, got {type(value).__name__} {value!r}")
 
@@ -612,7 +620,15 @@ def load_settings(
     data = load_config_file(home.config_file)
     settings.chain = _chain(hermes, data, home.config_file)
     settings.mcp_servers = {**hermes.mcp_servers, **_mcp_tables(data, str(home.config_file))}
-    data = {key: value for key, value in data.items() if key not in CHAIN_KEYS and key != "mcp_servers"}
+    try:
+        settings.quick_commands = parse_quick_commands(data.get(QUICK_COMMANDS_KEY))
+    except QuickCommandsError as exc:
+        raise ConfigError(f"{home.config_file}: {exc}") from None
+    data = {
+        key: value
+        for key, value in data.items()
+        if key not in CHAIN_KEYS and key not in ("mcp_servers", QUICK_COMMANDS_KEY)
+    }
     yaml_provider = (settings.model.provider, settings.model.base_url) if hermes.get("model.provider") else None
     _apply(settings, data, origins, str(home.config_file), origins.file_label)
     env_layer, env_labels = _env_layer(env, settings.dotenv)

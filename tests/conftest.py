@@ -40,6 +40,15 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     monkeypatch.setenv("HERMES_TUI_DEMO_DELAY", "0")
 
 
+@pytest.fixture(autouse=True)
+def _registry_without_extensions():
+    """The slash commands an agent registered (its skills, its quick commands) end with the test."""
+    yield
+    registry = sys.modules.get("hermes_tui.core.commands.registry")
+    if registry is not None:
+        registry.reset_dynamic()
+
+
 @pytest.fixture
 def home_dir(tmp_path: Path) -> Path:
     """An empty hermes-tui home folder."""

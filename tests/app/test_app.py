@@ -205,7 +205,7 @@ async def test_compression_updates_gauge_tree_and_review_log_live(tmp_path: Path
         for index in range(6):
             srv.enqueue(Reply(text=f"answer {index}.{detail}", usage=(2_000, 10, 0, 0)))
         srv.enqueue(
-            Reply(tool_calls=[("c1", "read_file", '{"path": "README.md"}')], usage=(70_000, 10, 0, 0)),
+            Reply(tool_calls=[("c1", "read_file", '{"path": "README.md"}')], usage=(100_000, 10, 0, 0)),
             Reply(text=SUMMARY),
             Reply(text="after compression", usage=(5_000, 10, 0, 0)),
         )

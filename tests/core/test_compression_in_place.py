@@ -105,7 +105,7 @@ async def test_manual_compress_in_place_then_resume_reads_the_compacted_list(
     # A fresh agent resuming the session continues from the compacted list, as Hermes would.
     other, _db2, _ = await make_agent(tmp_path / "again", openai_choice(server.base_url_openai), db=db)
     await other.resume(session)
-    assert any(str(m["content"]).startswith("[CONTEXT COMPACTION") for m in other.messages)
+    assert any("[CONTEXT COMPACTION" in str(m["content"]) for m in other.messages)  # alone or merged
     assert len(other.messages) == len(await db.get_messages_as_conversation(session))
     await db.close()
 
@@ -144,7 +144,7 @@ async def test_a_summary_failure_cooldown_survives_a_resume(tmp_path: Path, serv
     await run_command(agent, "/compress")
     stored = await db.get_compression_failure_cooldown(session)
     assert stored is not None and "summary model down" in (stored[1] or "")
-    # Another agent (a resume in a new process) honours it: its automatic compaction makes no summary call.
+    # Another agent (a resume in a new process) honours it: its automatic compaction waits out the pause.
     other, _db2, other_log = await make_agent(tmp_path / "again", openai_choice(server.base_url_openai), db=db)
     await other.resume(session)
     first = len(server.requests)
@@ -157,6 +157,7 @@ async def test_a_summary_failure_cooldown_survives_a_resume(tmp_path: Path, serv
     )
     result = await other.run_conversation("keep going")
     assert result.final_response == "Answered during the cooldown."
-    assert other_log.of(ev.CompressionFinished)[-1].fallback_used  # compacted with the fallback marker
+    # automatic compression stays paused for the rest of the cooldown: no compaction, no summary call
+    assert not other_log.of(ev.CompressionFinished)
     assert not any("TURNS TO SUMMARIZE" in json.dumps(r.body) for r in server.requests[first:])
     await db.close()

@@ -23,8 +23,8 @@ as Hermes's `archive_and_compact` does; no end reason, no parent link, no "#N". 
 many there were), and `CompressionFinished(in_place=True)` tells the UI.
 
 A summary-model failure cooldown is kept on the session row (schema v21's
-`compression_failure_cooldown_until` / `_error`, as Hermes keeps it), so a resumed session does
-not hammer a failing summary model again at once.
+`compression_failure_cooldown_until` / `_error`, as Hermes keeps it) by `CooldownKeeper`
+(`core/context/cooldown_store.py`), so a resumed session does not hammer a failing summary model.
 
 It is also the turn's window onto the compressor: the trigger predicates the turn runner asks
 (`should_compress`, `should_defer_preflight`, `in_loop_tokens`) and the window-lowering an
@@ -113,7 +113,6 @@ class CompressionOrchestrator:
         self._hooks = memory_hooks
         self._clock = clock
         self._monotonic = monotonic  # the compressor's clock (its cooldown is on it)
-        self._cooldown_read: set[str] = set()  # sessions whose stored cooldown was read
         self.enabled = enabled
         self.in_place = in_place
 
@@ -208,8 +207,6 @@ class CompressionOrchestrator:
                 return unchanged("locked", aborted=False)
             notes = self._hooks.on_pre_compress(messages)
             previous_summary = self._compressor.previous_summary
-            await self._restore_cooldown(old_id)
-            cooldown_before = self._compressor.summary_failure_cooldown_until
             try:
                 outcome = await self._compressor.run(
                     messages, current_tokens=approx_tokens, focus_topic=focus_topic, force=force, memory_notes=notes
@@ -217,8 +214,6 @@ class CompressionOrchestrator:
             except Exception as exc:
                 self._events.warn(f"⚠ Compression failed: {exc}. No messages were dropped.")
                 return unchanged(str(exc), aborted=True, error=str(exc))
-            finally:
-                await self._keep_cooldown(old_id, cooldown_before)
 
             if outcome.aborted:
                 err = outcome.error or "summary unavailable"
@@ -374,37 +369,6 @@ class CompressionOrchestrator:
         )
         self._meter.publish()
         return result
-
-    async def _restore_cooldown(self, session_id: str) -> None:
-        """Once per session: a summary-failure cooldown stored on its row (a resumed session) applies again."""
-        if self._db is None or session_id in self._cooldown_read:
-            return
-        self._cooldown_read.add(session_id)
-        try:
-            stored = await self._db.get_compression_failure_cooldown(session_id)
-        except Exception:
-            return
-        if stored is not None:
-            until = self._monotonic() + (stored[0] - self._clock())
-            self._compressor.summary_failure_cooldown_until = max(
-                self._compressor.summary_failure_cooldown_until, until
-            )
-
-    async def _keep_cooldown(self, session_id: str, before: float) -> None:
-        """Store a cooldown the compression started (or clear one that ended) on the session row."""
-        db, now_until = self._db, self._compressor.summary_failure_cooldown_until
-        if db is None or now_until == before:
-            return
-        try:
-            if now_until > self._monotonic():
-                error = self._compressor.last_summary_error
-                await db.record_compression_failure_cooldown(
-                    session_id, self._clock() + (now_until - self._monotonic()), error
-                )
-            else:
-                await db.clear_compression_failure_cooldown(session_id)
-        except Exception:
-            pass  # a cooldown that is not stored only means a resumed session may retry sooner
 
     def _cancelled(self, before: int, tokens_before: int, *, after_rotation: bool) -> None:
         """A Ctrl-C (or a stop signal) ended the compression: say so; the lock is released next."""

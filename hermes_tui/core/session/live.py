@@ -44,7 +44,7 @@ from hermes_tui.core.providers.base import Usage
 from hermes_tui.core.session.persistence import FlushCursor
 from hermes_tui.core.session.workspace import git_identity
 from hermes_tui.core.todo import TodoStore
-from hermes_tui.store.edges import EdgeRecord
+from hermes_tui.store.edges import EdgeRecord, child_model_config
 from hermes_tui.store.ids import new_session_id
 from hermes_tui.store.models import EDGE_ROOT, LineageNode
 
@@ -196,6 +196,8 @@ class LiveSession:
         if self._row_created or self._db is None:
             return self._row_created
         fields: dict[str, Any] = {"title": self._title, "parent_session_id": self._parent_id, "edge": self._edge}
+        if self._edge is not None:  # a split that failed earlier: mark a branch as the split would have
+            fields["model_config"] = child_model_config(None, self._edge.kind, self._edge.parent_id)
         while True:
             try:
                 await self._db.create_session(
@@ -214,6 +216,7 @@ class LiveSession:
                 else:
                     self._parent_id = None
                     fields["edge"] = self._edge = None
+                    fields["model_config"] = None
                 continue
             except Exception as exc:
                 self._events.warn(f"could not create the session row: {exc}")
@@ -400,7 +403,8 @@ class LiveSession:
     ) -> str:
         """End this session with `end_reason` and continue in a new child session (Hermes's rule, §3).
 
-        The child keeps the parent's source, model and model_config, gets `title` and
+        The child keeps the parent's source, model and model_config (a branch's marked
+        `_branched_from`, as Hermes marks it; `child_model_config`), gets `title` and
         `system_prompt`, and starts with `messages` (copied), written at once. `edge` (compression,
         branch or review) and `branch_point` (the parent's messages.id the child was made after)
         are recorded with the child's row (`state_meta["edge:<id>"]`), so the tree shows the edge
@@ -421,7 +425,7 @@ class LiveSession:
                     new_id,
                     parent_row.get("source") or self._source,
                     model=parent_row.get("model") or self._model(),
-                    model_config=parent_row.get("model_config"),
+                    model_config=child_model_config(parent_row.get("model_config"), edge, old),
                     system_prompt=system_prompt,
                     parent_session_id=old,
                     cwd=str(self._cwd),

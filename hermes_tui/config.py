@@ -566,7 +566,7 @@ def _mcp_tables(data: Mapping[str, Any], source: str) -> dict[str, Any]:
     With config.yaml's `mcp_servers:` they make one mapping: a name in both is config.toml's."""
     raw = data.get("mcp_servers", {})
     if not isinstance(raw, Mapping):
-        raise ConfigError(f"{source}: 'mcp_servers' must be tables of [mcp_servers.NAME]")
+        raise ConfigError(f"{source}: 'mcp_servers' must be a table of [mcp_servers.NAME] tables")
     return {str(name): entry for name, entry in raw.items()}
 
 

@@ -231,6 +231,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
                 approver=self._approve,
                 source="tui",
                 cwd=self.cwd,
+                build_extra_indexes=True,
             )
         except (StoreError, AgentError, ConfigError) as exc:
             self.startup_error = str(exc)
@@ -368,11 +369,17 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         if event.aborted:
             return
         fallback = " — fallback summary" if event.fallback_used else ""
+        how = "compacted in place" if event.in_place else "compressed"
         self.main.conversation.add_notice(
             "compression",
-            f"Context compressed: {event.before} → {event.after} messages, "
+            f"Context {how}: {event.before} → {event.after} messages, "
             f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens{fallback}",
         )
+        if event.in_place:  # no child session: the same one, its replaced rows kept (F4 shows them)
+            self.main.conversation.add_notice(
+                "compression", "Same session; the replaced messages are kept and searchable — F4 shows them"
+            )
+            self.refresh_in_background(self.sync_lineage, event.session_id)
 
     @handles(ev.TitleChanged)
     async def _show_title_changed(self, event: ev.TitleChanged) -> None:
@@ -510,6 +517,20 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
     def _history_shown(self, event: ev.HistoryReplaced) -> None:
         self._show_session(event.session_id)
         self.reveal_pending(event.messages)  # a search hit waiting for this history
+        if event.reason == "resume" and self.db is not None:
+            self.refresh_in_background(self._note_compactions, event.session_id)
+
+    async def _note_compactions(self, session_id: str) -> None:
+        """A resumed session that was compacted in place says so (the summary above stands for them)."""
+        if self.db is None:
+            return
+        replaced = await self.db.count_compacted(session_id)
+        if replaced and self.screen_stack and self.agent is not None and self.agent.session_id == session_id:
+            times = await self.db.compaction_count(session_id)
+            self.main.conversation.add_notice(
+                "compression",
+                f"Compacted in place {times}× — {replaced} earlier messages are kept in the record; F4 shows them",
+            )
 
     @handles(ev.TurnFinished)
     async def _show_turn_finished(self, event: ev.TurnFinished) -> None:

@@ -12,16 +12,24 @@ Agent only forwards: `run_conversation` runs one turn
 the goal's continuation), the session commands move the live session,
 `budget`/`totals`/`lineage` answer what the UI shows, `permission_mode` is what tool calls may do
 unasked (`core.tools.permissions`, one `Permissions` for every turn), `close` ends it.
+
+Tools come from three sources: the built-ins, the MCP servers of `mcp_servers` (`core.mcp`:
+connected in the background by `start_mcp`, their tools joining as each server connects) and
+the enabled plugins (`core.plugins.load_extensions`: tools and slash commands). `tool_schemas`
+is replaced, never changed in place, whenever the set changes (`refresh_tools`): a running turn
+and a running self-review keep the list they started with.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_tui.config import Home, Settings
+from hermes_tui.config import ConfigError, Home, Settings, load_settings
 from hermes_tui.core import events as ev
 from hermes_tui.core.background import BackgroundRuns
 from hermes_tui.core.checkpoints.manager import CheckpointManager
@@ -33,12 +41,14 @@ from hermes_tui.core.display import DisplayOptions
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.goals import GoalKeeper
 from hermes_tui.core.learning import TitleSetter, TurnLearning, provider_tool_handler
+from hermes_tui.core.mcp.config import ServerConfig, parse_servers
+from hermes_tui.core.mcp.manager import McpManager
 from hermes_tui.core.memory.manager import MemoryManager, ProviderLoadError, load_external_provider
 from hermes_tui.core.memory.provider import MemoryProvider, ProviderContext
 from hermes_tui.core.memory.store import MemoryStore
 from hermes_tui.core.messages import Message
 from hermes_tui.core.personality import overlay_for, personality_text
-from hermes_tui.core.plugins import PluginManager
+from hermes_tui.core.plugins import PluginManager, load_extensions
 from hermes_tui.core.prompt import PromptInputs, build_system_prompt
 from hermes_tui.core.prompt_context import cap
 from hermes_tui.core.providers.base import Provider
@@ -144,11 +154,21 @@ class Agent:
         self.memory_hooks = MemoryManager(self.memory, self.events, self._external_memory_provider())
         for owner, schema in self.memory_hooks.tool_schemas():
             name = schema.get("function", schema).get("name", "")
-            self.registry.register(
-                FunctionTool.from_schema(schema, provider_tool_handler(self.memory_hooks, owner, name))
-            )
+            tool = FunctionTool.from_schema(schema, provider_tool_handler(self.memory_hooks, owner, name))
+            tool.source = f"memory:{getattr(owner, 'name', 'provider')}"
+            self.registry.register(tool)
+        self._on_close: list[Callable[[], None]] = []
+        self.extensions = load_extensions(settings.plugins.enabled)
+        self._add_plugin_tools()
+        self.mcp = McpManager(
+            self._mcp_servers(settings),
+            registry=self.registry,
+            emitter=self.events,
+            log_dir=home.root / "logs",
+            on_tools_changed=self.refresh_tools,
+        )
         self.tool_schemas = self.registry.schemas()  # one list, shared byte for byte with the review fork
-        self.plugins = PluginManager.from_names(settings.plugins.enabled, self.events)
+        self.plugins = PluginManager.from_names(settings.plugins.enabled, self.events, self.extensions.provided)
         self.session = LiveSession(
             db=db,
             emitter=self.events,
@@ -174,6 +194,7 @@ class Agent:
             emitter=self.events,
             memory_hooks=self.memory_hooks,
             enabled=comp.enabled,
+            in_place=comp.in_place,
         )
         self._turn_lock = asyncio.Lock()
         self._window_detector: WindowDetector | None = None
@@ -189,7 +210,7 @@ class Agent:
         self.reviewer = BackgroundReviewer(
             provider=lambda: self.provider,
             registry=self.registry,
-            tool_schemas=self.tool_schemas,
+            tool_schemas=lambda: self.tool_schemas,
             settings=settings,
             context_length=lambda: self.meter.context_length,
             emitter=self.events,
@@ -234,6 +255,53 @@ class Agent:
         self.reasoning = ReasoningEffort(self.chain, settings.model.reasoning_effort)
         self.personality = ""  # the /personality name in use ("" = none)
         self.background = BackgroundRuns(self)
+
+    # ------------------------------------------------------------------ tools from MCP servers and plugins
+
+    def _mcp_servers(self, settings: Settings) -> list[ServerConfig]:
+        """The configured MCP servers, checked (ConfigError: one line naming the key)."""
+        return parse_servers(settings.mcp_servers, source=str(self.home.config_file), env=os.environ)
+
+    def _add_plugin_tools(self) -> None:
+        """The enabled plugins' tools join; a name already taken keeps its owner (one line). Their
+        slash commands join the command registry in `core.bootstrap.open_agent`."""
+        for problem in self.extensions.problems:
+            self.events.warn(problem)
+        for tool in self.extensions.tools:
+            if tool.name in self.registry:
+                self.events.warn(f"{tool.source}: tool '{tool.name}' left out: the name belongs to a built-in tool")
+                continue
+            self.registry.register(tool)
+
+    def call_on_close(self, callback: Callable[[], None]) -> None:
+        """Run `callback` when the agent closes (e.g. to take back the slash commands its plugins added)."""
+        self._on_close.append(callback)
+
+    def start_mcp(self) -> None:
+        """Start connecting the MCP servers in the background (returns at once; see `core.mcp.manager`)."""
+        self.mcp.start()
+
+    async def wait_for_mcp(self) -> None:
+        """Wait until every MCP server has connected or failed once (a one-shot run does, before its turn)."""
+        await self.mcp.wait_ready()
+
+    def refresh_tools(self) -> None:
+        """Send the registry's current tools (on ones only) from the next turn on; a new list, never an edit."""
+        schemas = self.registry.schemas()
+        if schemas != self.tool_schemas:
+            self.tool_schemas = schemas
+            self.meter.use_tool_schemas(schemas)
+
+    async def reload_mcp(self) -> str:
+        """/reload-mcp: read `mcp_servers` from the config again, restart every server, wait for them."""
+        try:
+            fresh = load_settings(self.home, env=os.environ)
+            servers = self._mcp_servers(fresh)
+        except ConfigError as exc:
+            raise SessionError(f"{exc} — the MCP servers were left as they are") from None
+        summary = await self.mcp.reload(servers)
+        self.refresh_tools()
+        return summary
 
     # ------------------------------------------------------------------ what the front-ends read
 
@@ -359,6 +427,7 @@ class Agent:
         """Run one user turn to completion, interruption or failure; persist what happened."""
         async with self._turn_lock:
             self._restore_primary()
+            self.refresh_tools()
             return await TurnRunner(self._turn_deps(), user_message).run()
 
     def _restore_primary(self) -> None:
@@ -452,6 +521,7 @@ class Agent:
                 soul=self._soul(),
                 skills_listing=self._skills_listing() if "skill_view" in self.registry else "",
                 provider_block=self.memory_hooks.system_prompt_block(),
+                context_length=self.meter.context_length,
             )
         )
 
@@ -581,6 +651,10 @@ class Agent:
     async def close(self, end_reason: str = "cli_close") -> None:
         """Stop background work, end the live session (only if its row exists), release resources."""
         await self.background.stop()
+        mcp_closed = asyncio.ensure_future(self.mcp.close())  # servers stop alongside the rest
+        for callback in self._on_close:
+            with contextlib.suppress(Exception):
+                callback()
         await self.learning.close()
         await self.checkpoints.close()
         if self._window_detector is not None:
@@ -597,3 +671,5 @@ class Agent:
                 await self.aux_provider.aclose()
             except Exception:
                 pass
+        with contextlib.suppress(Exception):
+            await mcp_closed

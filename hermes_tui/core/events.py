@@ -133,6 +133,8 @@ class CompressionFinished(Event):
     aborted: bool = False
     summary_error: str = ""
     focus_topic: str = ""
+    in_place: bool = False  # compacted in place (Hermes's mode): same session, replaced rows kept as compacted
+    session_id: str = ""  # the session the conversation continues in
 
 
 @dataclass(frozen=True)

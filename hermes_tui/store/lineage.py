@@ -42,6 +42,38 @@ FROM sessions s ORDER BY s.id
 _NODE_SQL = _TREE_SQL.replace("FROM sessions s ORDER BY s.id", "FROM sessions s WHERE s.id = ?")
 _PARENT_SQL = "SELECT end_reason, ended_at FROM sessions WHERE id = ?"
 
+# In-place compactions (Hermes's `compacted = 1` rows, schema v21). Each one put a new summary among
+# the live rows, so a session was compacted as often as it holds distinct summaries (live or
+# compacted: a later compaction keeps the earlier summary in its protected head, as an identical
+# copy), less the one a compression continuation starts with. Only sessions with compacted rows
+# are counted: one index probe per session finds them.
+_COMPACTED_SESSIONS_SQL = (
+    "SELECT s.id FROM sessions s WHERE EXISTS (SELECT 1 FROM messages m"
+    " WHERE m.session_id = s.id AND m.active = 0 AND m.compacted = 1)"
+)
+_COMPACTIONS_SQL = """
+SELECT COUNT(DISTINCT CASE WHEN NOT ({m_plain}) THEN m.content END),
+       (SELECT NOT ({f_plain}) FROM messages f
+          WHERE f.session_id = ?1 AND (f.active = 1 OR f.compacted = 1) ORDER BY f.id LIMIT 1)
+FROM messages m WHERE m.session_id = ?1 AND (m.active = 1 OR m.compacted = 1)
+""".replace("{m_plain}", not_summary_sql("m.content")).replace("{f_plain}", not_summary_sql("f.content"))
+
+
+def compaction_count(conn: sqlite3.Connection, session_id: str) -> int:
+    """How many times the session was compacted in place (0 when it never was)."""
+    summaries, starts_with_summary = tuples(conn, _COMPACTIONS_SQL, (session_id,))[0]
+    return max(0, int(summaries or 0) - (1 if starts_with_summary else 0))
+
+
+def _compaction_counts(conn: sqlite3.Connection, session_ids: list[str] | None = None) -> dict[str, int]:
+    """In-place compaction counts of the sessions that have compacted rows (all, or of `session_ids`)."""
+    if "compacted" not in {row[1] for row in conn.execute("PRAGMA table_info(messages)")}:
+        return {}  # a v14 file read as it is: nothing was compacted in place
+    if session_ids is None:
+        session_ids = [row[0] for row in tuples(conn, _COMPACTED_SESSIONS_SQL)]
+    counts = {sid: compaction_count(conn, sid) for sid in session_ids}
+    return {sid: n for sid, n in counts.items() if n}
+
 
 def clean_reference(query: str) -> str:
     """A session reference with surrounding quotes/brackets removed (`[abc]`, `"my title"`)."""
@@ -156,6 +188,10 @@ class LineageMixin(TitlesMixin):
         """
         return await self._conns.read(lambda conn: _one_node(conn, session_id))
 
+    async def compaction_count(self, session_id: str) -> int:
+        """How many times the session was compacted in place (Hermes's compacted rows; 0 when never)."""
+        return await self._conns.read(lambda conn: _compaction_counts(conn, [session_id]).get(session_id, 0))
+
     async def external_change_version(self) -> int:
         """Changes when another process commits to this file (never for this SessionDB's own writes).
 
@@ -206,10 +242,13 @@ def _tree_nodes(conn: sqlite3.Connection) -> tuple[list[LineageNode], frozenset[
     by_id = {row[0]: row for row in rows}
     rows.sort(key=itemgetter(5, 0))
     nodes: list[LineageNode] = []
+    compactions = _compaction_counts(conn)
     for row in rows:
         parent_row = by_id.get(row[1]) if row[1] is not None else None
         end = None if parent_row is None else (parent_row[7], parent_row[6])
-        nodes.append(_node(row, end, recorded.get(row[0])))
+        node = _node(row, end, recorded.get(row[0]))
+        node.compactions = compactions.get(node.id, 0)
+        nodes.append(node)
     return nodes, frozenset(row[0] for row in rows if row[9])
 
 
@@ -219,4 +258,6 @@ def _one_node(conn: sqlite3.Connection, session_id: str) -> LineageNode | None:
         return None
     parent = rows[0][1]
     parent_rows = tuples(conn, _PARENT_SQL, (parent,)) if parent is not None else []
-    return _node(rows[0], parent_rows[0] if parent_rows else None, read_edge_record(conn, session_id))
+    node = _node(rows[0], parent_rows[0] if parent_rows else None, read_edge_record(conn, session_id))
+    node.compactions = _compaction_counts(conn, [session_id]).get(session_id, 0)
+    return node

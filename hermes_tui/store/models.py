@@ -69,6 +69,7 @@ class LineageNode:
     preview: str = ""
     branch_point: int | None = None  # the parent's messages.id this child was made after (recorded edges)
     archived: bool = False  # sessions.archived: the tree hides it unless archived sessions are shown
+    compactions: int = 0  # in-place compactions (Hermes's compacted rows); the tree says "compacted N×"
 
 
 # How a compression handoff message starts, in the current and legacy Hermes forms. Hermes-written

@@ -102,6 +102,7 @@ class LineageTree(LineageView):
         "lineage-tree--tip",
         "lineage-tree--meta",
         "lineage-tree--more",
+        "lineage-tree--compacted",
     }
 
     class SessionChosen(Message):
@@ -589,6 +590,8 @@ class LineageTree(LineageView):
         label.append(cut(visible(title), TITLE_WIDTH), title_style)
         if entry.is_tip:
             label.append(" ◆tip", self._style("lineage-tree--tip"))
+        if session.compactions:  # compacted in place: one session id, its older rows kept as compacted
+            label.append(f" compacted {session.compactions}×", self._style("lineage-tree--compacted"))
         age = format_age(self.clock() - session.last_active)
         if session.edge == EDGE_REVIEW:
             calls = "tool call" if session.message_count == 1 else "tool calls"

@@ -4,14 +4,13 @@ empty summary is a failure; the cooldown survives a resume (stored with the sess
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from hermes_tui.core.commands import run_command
 from hermes_tui.core.context import ContextCompressor
-from hermes_tui.core.context.cooldown_store import cooldown_key, load_cooldown
+from hermes_tui.core.context.cooldown_store import load_cooldown
 from tests.core.helpers import make_agent, openai_choice
 from tests.fake_llm import Fail, FakeLLMServer, Reply
 
@@ -69,7 +68,7 @@ async def test_the_cooldown_survives_a_resume_and_a_restart(tmp_path: Path) -> N
         await agent.cooldowns.flush()
         stored = await load_cooldown(db, failed)
         assert stored is not None and 0 < stored[0] <= 60 and "API key" in stored[1]
-        assert json.loads(await db.get_meta(cooldown_key(failed)))["until"] > 0
+        assert (await db.get_compression_failure_cooldown(failed))[0] > 0  # on the row, as Hermes keeps it
 
         await run_command(agent, "/new")
         assert agent.compressor.summary_cooldown_remaining == 0  # a new session starts unpaused

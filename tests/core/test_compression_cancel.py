@@ -36,7 +36,8 @@ def server():
 
 
 async def oversized_agent(tmp_path: Path, server: FakeLLMServer):
-    """An agent whose history is far over the compression threshold (75 % of a 128K window), so the next turn compresses first."""
+    """An agent whose history is far over the compression threshold (75 % of a 128K window): its next turn
+    compresses first."""
     agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     for index in range(12):
         server.enqueue(Reply(text=f"Answer number {index}.{DETAIL}", usage=(1_000, 20, 0, 0)))

@@ -2,18 +2,17 @@
 
 When the summary model fails, the compressor pauses automatic compression for 30-600 s. Hermes
 keeps that pause on the session row (`sessions.compression_failure_cooldown_until` and
-`compression_failure_error`, schema v21), so resuming the session does not hammer a model that
-just failed. Until our store has those columns it lives in `state_meta["compression_cooldown:<id>"]`
-as JSON `{"until": <epoch seconds>, "error": "<one line>"}`. `persist_cooldown` and `load_cooldown`
-are the only two functions that know where it is stored: switching to the v21 columns changes
-them alone. `CooldownKeeper` ties the live compressor to them: every change of the compressor's
-cooldown is written (in the background, in order), and `restore()` loads the live session's.
+`compression_failure_error`, schema v21), and so do we (`SessionDB.record_compression_failure_cooldown`
+and its two siblings): resuming the session does not hammer a model that just failed, and Hermes
+resuming our session sees the same pause. `persist_cooldown` and `load_cooldown` are the only two
+functions that know where it is stored. `CooldownKeeper` ties the live compressor to them: every
+change of the compressor's cooldown is written (in the background, in order), and `restore()` loads
+the live session's.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -21,32 +20,23 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-COOLDOWN_META_PREFIX = "compression_cooldown:"
-
-
-def cooldown_key(session_id: str) -> str:
-    return f"{COOLDOWN_META_PREFIX}{session_id}"
-
 
 async def persist_cooldown(db: Any, session_id: str, until: float | None, error: str = "") -> None:
     """Store the session's cooldown end (wall clock, epoch seconds) and why; None clears it."""
     if until is None:
-        await db.delete_meta(cooldown_key(session_id))
+        await db.clear_compression_failure_cooldown(session_id)
         return
-    await db.set_meta(cooldown_key(session_id), json.dumps({"until": float(until), "error": error}))
+    await db.record_compression_failure_cooldown(session_id, float(until), error or None)
 
 
 async def load_cooldown(db: Any, session_id: str, now: float | None = None) -> tuple[float, str] | None:
     """(seconds left, error) of the session's stored cooldown, or None (none, over, or unreadable)."""
-    raw = await db.get_meta(cooldown_key(session_id))
-    try:
-        data = json.loads(raw) if raw else None
-    except ValueError:
+    stored = await db.get_compression_failure_cooldown(session_id)
+    if stored is None:
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("until"), (int, float)):
-        return None
-    remaining = float(data["until"]) - (time.time() if now is None else now)
-    return (remaining, str(data.get("error") or "")) if remaining > 0 else None
+    until, error = stored
+    remaining = float(until) - (time.time() if now is None else now)
+    return (remaining, str(error or "")) if remaining > 0 else None
 
 
 class CooldownKeeper:

@@ -16,6 +16,9 @@ events the UI updates from, together:
     start_child()     compression and /branch: end the parent with a reason, create the child with its
                       title, prompt, the messages it starts with and its recorded edge (kind and
                       branch point, store/edges.py)                      -> SessionRotated (+ HistoryReplaced)
+    compact_in_place() Hermes's in-place compaction: the same id; the stored live rows become
+                      compacted (kept, searchable), the compacted list the new live rows
+                      (the orchestrator announces it: CompressionFinished(in_place=True))
     set_title()       /title                                             -> TitleChanged
     set_pinned()      /pin, /unpin: one message flagged (core/session/pins.py owns the record)
     rewind(index)     /undo: drop the messages from `index` on           -> HistoryReplaced
@@ -44,6 +47,7 @@ from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.messages import Message
 from hermes_tui.core.providers.base import Usage
 from hermes_tui.core.session.persistence import FlushCursor
+from hermes_tui.core.session.workspace import git_identity
 from hermes_tui.core.todo import TodoStore
 from hermes_tui.store.edges import EdgeRecord, child_model_config
 from hermes_tui.store.ids import new_session_id
@@ -114,6 +118,7 @@ class LiveSession:
         self._system_prompt: str | None = None
         self._messages: list[Message] = []
         self._started_at = clock()
+        self._git: tuple[str | None, str | None] | None = None  # (branch, repo root) of cwd, read once
         self.todo = TodoStore()
         self.counters = TurnCounters()
         self.prompt_overlay = ""  # /personality: sent after the cached prompt, never stored
@@ -184,6 +189,12 @@ class LiveSession:
 
     # ------------------------------------------------------------------ writing
 
+    def _git_fields(self) -> dict[str, str | None]:
+        """The working folder's git branch and repository root for a new row (v21's columns)."""
+        if self._git is None:
+            self._git = git_identity(self._cwd)
+        return {"git_branch": self._git[0], "git_repo_root": self._git[1]}
+
     async def ensure_row(self) -> bool:
         """Create the row lazily (reference §3); a failure is warned about and retried next time.
 
@@ -197,7 +208,9 @@ class LiveSession:
             fields["model_config"] = child_model_config(None, self._edge.kind, self._edge.parent_id)
         while True:
             try:
-                await self._db.create_session(self._id, self._source, model=self._model(), cwd=str(self._cwd), **fields)
+                await self._db.create_session(
+                    self._id, self._source, model=self._model(), cwd=str(self._cwd), **fields, **self._git_fields()
+                )
             except ValueError as exc:  # a title conflict or a missing parent: save without it
                 dropped = next((key for key in ("title", "parent_session_id") if fields[key]), None)
                 if dropped is None:
@@ -426,6 +439,7 @@ class LiveSession:
                     cwd=str(self._cwd),
                     title=title,
                     edge=record,
+                    **self._git_fields(),
                 )
                 created = True
             except Exception as exc:
@@ -441,6 +455,38 @@ class LiveSession:
         self._announce(old, reason, history=announce_history)
         await self.flush()
         return new_id
+
+    async def compact_in_place(self, messages: list[Message], *, system_prompt: str) -> bool:
+        """Continue in the same session with `messages` (copied) as its whole live history.
+
+        In one transaction (`SessionDB.archive_and_compact`) every stored live row becomes
+        `active = 0, compacted = 1` and `messages` become the new live rows; the rebuilt
+        `system_prompt` is stored and cached. True when state.db recorded it; on a write error the
+        conversation goes on compacted in memory, the stored history stays as it was (nothing is
+        lost), and the warning says so.
+        """
+        new = [dict(m) for m in messages]
+        recorded = False
+        if self._db is not None and await self.ensure_row():
+
+            async def work(db: SessionDB) -> None:
+                nonlocal recorded
+                try:
+                    ids = await db.archive_and_compact(self._id, new)
+                    for message, row_id in zip(new, ids, strict=True):
+                        message["_db_id"] = row_id
+                    recorded = True
+                    await db.update_system_prompt(self._id, system_prompt)
+                except Exception as exc:
+                    self._events.warn(
+                        f"could not record the compaction in state.db ({exc}); the stored history stays uncompacted"
+                    )
+
+            await self._write(work)
+        self._messages = new
+        self._cursor.reset(len(new))  # stored (or, on failure, deliberately not stored again)
+        self._system_prompt = system_prompt
+        return recorded
 
     async def set_title(self, title: str) -> None:
         """Store `title` (or queue it until the row exists); a title in use is a SessionError."""

@@ -128,7 +128,11 @@ async def _checkpoint_first(calls: Sequence[StreamToolCall], deps: TurnDeps, mes
 
 
 def _tool_message(call: StreamToolCall, result: ToolResult) -> Message:
-    return {"role": "tool", "content": result.content, "tool_call_id": call.id, "tool_name": call.name}
+    """The tool message of one result: its text, or a list of parts when the tool returned images too."""
+    content: str | list[dict[str, object]] = result.content
+    if result.parts:
+        content = [{"type": "text", "text": result.content}, *result.parts]
+    return {"role": "tool", "content": content, "tool_call_id": call.id, "tool_name": call.name}
 
 
 async def run_tool_calls(

@@ -290,7 +290,7 @@ async def context_report(agent: Agent, top: int = DEFAULT_TOP) -> ContextReport:
         prompt,
         agent.tool_schemas,
         agent.budget(),
-        conversation_tokens=agent.meter.ledger.rough_messages_tokens(messages),
+        conversation_tokens=agent.meter.ledger.rough_messages_tokens(messages, session.history_revision),
         overlay=session.prompt_overlay,
         top=top,
         prompt_built=built,

@@ -3,6 +3,13 @@
 A message is `{"role", "content", "tool_calls"?, "tool_call_id"?, "tool_name"?}`; `content` is a
 string, None, or a list of parts (`{"type": "text", "text"}`, image parts). Keys starting with an
 underscore are in-memory flags: never sent to a provider, never persisted.
+
+How a history changes (what the per-message caches — the token ledger, the request copy, the
+encoded request body — rely on to do per-call work in proportion to what changed): a message in a
+history is never edited in place except among the newest `CHANGING_TAIL` positions (a streamed
+answer, recovery scaffolding, a steer, row ids); any other change puts a new dict at its position
+(and the owner, `LiveSession`, bumps its `history_revision`) or builds a new list of new dicts
+(compression, branch, resume) or shortens the list (rewind).
 """
 
 from __future__ import annotations
@@ -12,6 +19,8 @@ from typing import Any
 IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
 
 Message = dict[str, Any]
+
+CHANGING_TAIL = 16  # the newest positions of a history that may still change in place
 
 
 def is_image_part(part: Any) -> bool:

@@ -21,6 +21,7 @@ from hermes_tui.core.context.tokens import (
     estimate_tokens_rough,
     message_text_for_count,
 )
+from hermes_tui.core.messages import CHANGING_TAIL
 
 from .helpers import assistant, call, conversation, result, user
 
@@ -120,6 +121,16 @@ class TestRoughEstimators:
         assert estimate_request_tokens_rough(messages, "S" * 401, tools) == expected
 
 
+class WatchedList(list):
+    """A history that counts how many of its positions were read."""
+
+    reads = 0
+
+    def __getitem__(self, key):  # type: ignore[no-untyped-def]
+        self.reads += len(range(*key.indices(len(self)))) if isinstance(key, slice) else 1
+        return super().__getitem__(key)
+
+
 class TestLedger:
     def test_matches_the_full_estimate_as_the_history_grows_and_changes(self) -> None:
         ledger = TokenLedger()
@@ -127,17 +138,34 @@ class TestLedger:
         assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
         messages.append(user("one more"))
         assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
-        messages[5] = assistant("replaced")  # swapped object
-        assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
+        messages[5] = assistant("replaced")  # an old message swapped: the owner says so with a new revision
+        assert ledger.rough_messages_tokens(messages, revision=1) == estimate_messages_tokens_rough(messages)
         messages[-2]["content"] = "a recent message edited in place (streaming, recovery)"
-        assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
+        assert ledger.rough_messages_tokens(messages, revision=1) == estimate_messages_tokens_rough(messages)
         messages[7]["content"] = "an old message edited in place needs an explicit reset"
         ledger.reset()
-        assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
+        assert ledger.rough_messages_tokens(messages, revision=1) == estimate_messages_tokens_rough(messages)
         del messages[30:]
-        assert ledger.rough_messages_tokens(messages) == estimate_messages_tokens_rough(messages)
+        assert ledger.rough_messages_tokens(messages, revision=1) == estimate_messages_tokens_rough(messages)
         compressed = [*messages[:3], user("summary"), *messages[-4:]]
-        assert ledger.rough_messages_tokens(compressed) == estimate_messages_tokens_rough(compressed)
+        assert ledger.rough_messages_tokens(compressed, revision=1) == estimate_messages_tokens_rough(compressed)
+
+    def test_per_call_accounting_on_a_long_history_reads_only_what_changed(self) -> None:
+        """Between compressions a call looks at the new messages and the newest few — not at every
+        message again (at 100,000 messages that check alone took longer than the 5 ms budget)."""
+        history = conversation(1_250)  # 5,001 messages
+        ledger = TokenLedger()
+        ledger.rough_messages_tokens(history, revision=0)
+        for turn in range(3):  # each turn works on a new list holding the same messages
+            history = WatchedList([*history, user(f"turn {turn}"), assistant(f"answer {turn}")])
+            assert ledger.rough_messages_tokens(history, revision=0) == estimate_messages_tokens_rough(history)
+            assert history.reads <= 4 * CHANGING_TAIL, history.reads
+        history[-1] = assistant("a steer replaced the newest message")
+        history.reads = 0
+        assert ledger.rough_messages_tokens(history, revision=0) == estimate_messages_tokens_rough(history)
+        assert history.reads <= 4 * CHANGING_TAIL
+        history[100] = {**history[100], "_pinned": True}  # an old one replaced: the owner's revision moves
+        assert ledger.rough_messages_tokens(history, revision=1) == estimate_messages_tokens_rough(history)
 
     def test_request_estimate_with_cached_tools(self) -> None:
         ledger = TokenLedger()

@@ -110,3 +110,16 @@ async def test_what_cannot_be_pinned(tmp_path: Path, server: FakeLLMServer) -> N
     await turn
     await agent.close()
     await db.close()
+
+
+async def test_the_gauge_counts_a_pin_at_once(tmp_path: Path, server: FakeLLMServer) -> None:
+    """A pin replaces an old message with a flagged copy; the per-call estimate, which otherwise only
+    looks at the newest messages, sees it through the session's history revision."""
+    from hermes_tui.core.context.tokens import estimate_request_tokens_rough
+
+    agent, _db, _log = await _seeded(tmp_path, server, turns=12)  # turn 2 is older than the newest 16
+    session = agent.session
+    before = agent.meter.estimate()
+    assert not (await run_command(agent, "/pin #2")).error
+    expected = estimate_request_tokens_rough(session.messages, session.system_prompt or "", agent.tool_schemas)
+    assert agent.meter.estimate() == expected != before

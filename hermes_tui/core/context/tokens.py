@@ -8,7 +8,8 @@ Owns:
   Encodings load lazily on first use, never at import. If one cannot be loaded the count falls
   back to the rough estimate and `tokenizer_error()` says why.
 - the rough estimators of reference §4.1 (`(chars+3)//4` over the repr of the messages), and
-- `TokenLedger`, which caches per-message sizes so per-turn accounting costs O(new messages), and
+- `TokenLedger`, which caches per-message sizes and keeps their running total, so per-call accounting costs
+  O(new messages) (it never walks the whole history unless the history was rebuilt), and
 - `build_context_budget`, the `ContextBudget` snapshot the token gauge shows.
 """
 
@@ -23,7 +24,7 @@ from typing import Any
 
 from hermes_tui.core.context.constants import ROUGH_IMAGE_PART_TOKENS
 from hermes_tui.core.events import ContextBudget
-from hermes_tui.core.messages import IMAGE_PART_TYPES, Message, content_text
+from hermes_tui.core.messages import CHANGING_TAIL, IMAGE_PART_TYPES, Message, content_text
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ CL100K = "cl100k_base"
 _O200K_MODELS = re.compile(r"^(gpt-4o|chatgpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o1|o3|o4)(\b|-|$)")
 _CL100K_MODELS = re.compile(r"^(gpt-4|gpt-3\.5|text-embedding-3|text-embedding-ada-002)(\b|-|$)")
 
-_RECHECK_NEWEST = 16  # ledger: newest messages re-checked for in-place edits
+_RECHECK_NEWEST = CHANGING_TAIL  # ledger: newest messages re-checked for in-place edits
 
 _lock = threading.Lock()
 _encodings: dict[str, Any] = {}
@@ -183,15 +184,20 @@ def _fingerprint(message: Message) -> tuple[int, int, int, int]:
 
 
 class TokenLedger:
-    """Per-message size cache: feed it the growing message list every turn; it only measures new
-    or edited messages.
+    """Per-message size cache with a running total: feed it the growing message list every call; it
+    measures only new or changed messages, in O(new messages).
 
-    Entries are matched by position and object identity; the newest 16 are also checked against a
-    cheap fingerprint (key count, content length and identity, tool-call count) to notice in-place
-    edits. An in-place edit of an older message is not noticed — call `reset()` after such surgery.
-    The rough totals equal `estimate_messages_tokens_rough` exactly. Thread-safe: `measure` can
-    fill the cache from a worker (a long history measured once costs ~2.5 ms per 1,000 messages)
-    while the event loop keeps answering from it.
+    How it knows what changed, without looking at every message (the history's contract,
+    `core.messages`): only the newest `CHANGING_TAIL` positions change in place; other changes
+    bump the owner's `revision` (a pin), build a new list of new dicts (compression, branch,
+    resume) or shorten the list (rewind). So a call checks the first
+    cached message and the newest 16 (identity and a cheap fingerprint: key count, content length
+    and identity, tool-call count); only when those differ, or the revision moved, does it compare
+    every cached message by identity to find where the lists part. An in-place edit of an older
+    message is not noticed — call `reset()` after such surgery. The rough totals equal
+    `estimate_messages_tokens_rough` exactly. Thread-safe: `measure` can fill the cache from a
+    worker (a long history measured once costs ~2.5 ms per 1,000 messages) while the event loop
+    keeps answering from it.
     """
 
     def __init__(self) -> None:
@@ -200,9 +206,10 @@ class TokenLedger:
         self._prints: list[tuple[int, int, int, int]] = []
         self._chars: list[int] = []
         self._images: list[int] = []
-        self._exact: dict[tuple[int, str], int] = {}  # (position, encoding) -> tokens
+        self._exact: dict[str, list[int]] = {}  # encoding -> tokens of the first len(list) messages
         self._chars_total = 0
         self._images_total = 0
+        self._revision: object = None
         self._tools_key: tuple[int, int] | None = None
         self._tools_tokens = 0
 
@@ -222,30 +229,46 @@ class TokenLedger:
                 return len(messages) - known
             return len(messages)
 
-    def measure(self, messages: Sequence[Message]) -> None:
+    def measure(self, messages: Sequence[Message], revision: object = None) -> None:
         """Bring the cache up to date with `messages` (safe to call from a worker thread)."""
         with self._lock:
-            self._sync(messages)
+            self._sync(messages, revision)
 
-    def _sync(self, messages: Sequence[Message]) -> None:
+    def _kept(self, messages: Sequence[Message], revision: object) -> int:
+        """How many leading messages of `messages` are the cached ones, unchanged."""
         cached = self._messages
         known = len(cached)
-        if len(messages) >= known and all(map(operator.is_, messages[:known], cached)):
-            keep = known  # the usual case: the same list, grown
+        if not known:
+            return 0
+        newest = max(0, known - _RECHECK_NEWEST)
+        limit = min(len(messages), known)
+        if (
+            revision == self._revision
+            and len(messages) >= max(newest, 1)
+            and messages[0] is cached[0]
+            and (newest == 0 or messages[newest - 1] is cached[newest - 1])
+        ):
+            keep = newest  # the same history (perhaps as another list object): only its end can differ
+        elif len(messages) >= known and all(map(operator.is_, messages[:known], cached)):
+            keep = known
         else:
             keep = 0
-            limit = min(len(messages), known)
-            while keep < limit and messages[keep] is cached[keep]:
-                keep += 1
+        while keep < limit and messages[keep] is cached[keep]:
+            keep += 1
         for i in range(max(0, keep - _RECHECK_NEWEST), keep):  # in-place edits happen at the end
             if _fingerprint(messages[i]) != self._prints[i]:
-                keep = i
-                break
+                return i
+        return keep
+
+    def _sync(self, messages: Sequence[Message], revision: object = None) -> None:
+        keep = self._kept(messages, revision)
+        self._revision = revision
         if keep < len(self._messages):
             self._chars_total -= sum(self._chars[keep:])
             self._images_total -= sum(self._images[keep:])
             del self._messages[keep:], self._prints[keep:], self._chars[keep:], self._images[keep:]
-            self._exact = {key: value for key, value in self._exact.items() if key[0] < keep}
+            for counts in self._exact.values():
+                del counts[keep:]
         for message in messages[keep:]:
             chars, images = message_rough_chars(message)
             self._messages.append(message)
@@ -255,10 +278,13 @@ class TokenLedger:
             self._chars_total += chars
             self._images_total += images
 
-    def rough_messages_tokens(self, messages: Sequence[Message]) -> int:
-        """Same value as `estimate_messages_tokens_rough(messages)`, in O(new messages)."""
+    def rough_messages_tokens(self, messages: Sequence[Message], revision: object = None) -> int:
+        """Same value as `estimate_messages_tokens_rough(messages)`, in O(new messages).
+
+        `revision`: the history owner's change counter (`LiveSession.history_revision`); a new value
+        makes this call compare every cached message (a message replaced in the middle)."""
         with self._lock:
-            self._sync(messages)
+            self._sync(messages, revision)
             return (self._chars_total + 3) // 4 + self._images_total * ROUGH_IMAGE_PART_TOKENS
 
     def rough_request_tokens(
@@ -266,9 +292,10 @@ class TokenLedger:
         messages: Sequence[Message],
         system_prompt: str | None = None,
         tools: Sequence[Any] | None = None,
+        revision: object = None,
     ) -> int:
         """Same value as `estimate_request_tokens_rough`; the tool-schema size is cached by identity."""
-        total = self.rough_messages_tokens(messages)
+        total = self.rough_messages_tokens(messages, revision)
         if system_prompt:
             total += (len(system_prompt) + 3) // 4
         if tools:
@@ -279,23 +306,14 @@ class TokenLedger:
             total += self._tools_tokens
         return total
 
-    def exact_messages_tokens(self, messages: Sequence[Message], model: str) -> int:
+    def exact_messages_tokens(self, messages: Sequence[Message], model: str, revision: object = None) -> int:
         """Sum of the exact counts of each message's text (content + tool calls), cached per message."""
         with self._lock:
-            return self._exact_locked(messages, model)
-
-    def _exact_locked(self, messages: Sequence[Message], model: str) -> int:
-        self._sync(messages)
-        encoding_name = encoding_for_model(model)[0]
-        total = 0
-        for position, message in enumerate(self._messages):
-            key = (position, encoding_name)
-            tokens = self._exact.get(key)
-            if tokens is None:
-                tokens = count_tokens(message_text_for_count(message), model)
-                self._exact[key] = tokens
-            total += tokens
-        return total
+            self._sync(messages, revision)
+            counts = self._exact.setdefault(encoding_for_model(model)[0], [])
+            for message in self._messages[len(counts) :]:
+                counts.append(count_tokens(message_text_for_count(message), model))
+            return sum(counts)
 
 
 # --------------------------------------------------------------------------- gauge snapshot

@@ -45,7 +45,7 @@ from hermes_tui.core import events as ev
 from hermes_tui.core.context.pins import PIN_KEY
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.messages import Message
-from hermes_tui.core.providers.base import Usage
+from hermes_tui.core.providers.base import RequestCache, Usage
 from hermes_tui.core.session.persistence import FlushCursor
 from hermes_tui.core.session.workspace import git_identity
 from hermes_tui.core.todo import TodoStore
@@ -122,6 +122,8 @@ class LiveSession:
         self.todo = TodoStore()
         self.counters = TurnCounters()
         self.prompt_overlay = ""  # /personality: sent after the cached prompt, never stored
+        self._revision = 0  # bumped by every change to the history other than appending to it
+        self.request_cache = RequestCache()  # the last request's copy and bytes, for the next one's
 
     # ------------------------------------------------------------------ read access
 
@@ -151,6 +153,13 @@ class LiveSession:
     def messages(self) -> list[Message]:
         """The live history (read it; change it only through this class's methods)."""
         return self._messages
+
+    @property
+    def history_revision(self) -> int:
+        """A number that changes whenever the history changes other than by growing at its end (a
+        move to another list, a rewind, a pin): what the per-message caches check before trusting
+        that the messages they measured are still in place (`TokenLedger`)."""
+        return self._revision
 
     @property
     def system_prompt(self) -> str | None:
@@ -368,6 +377,7 @@ class LiveSession:
         self._title = title
         self._row_created = False
         self._messages = []
+        self._revision += 1
         self._cursor.reset(0)
         self._system_prompt = None
         self._started_at = self._clock()
@@ -390,6 +400,7 @@ class LiveSession:
         self._title = row.get("title")
         self._row_created = True
         self._messages = history
+        self._revision += 1
         self._cursor.reset(len(history))
         self._system_prompt = None
         self.todo.clear()
@@ -451,6 +462,7 @@ class LiveSession:
         self._row_created = created
         self._system_prompt = system_prompt
         self._messages = [dict(m) for m in messages]
+        self._revision += 1
         self._cursor.reset(0)
         self._announce(old, reason, history=announce_history)
         await self.flush()
@@ -484,6 +496,7 @@ class LiveSession:
 
             await self._write(work)
         self._messages = new
+        self._revision += 1
         self._cursor.reset(len(new))  # stored (or, on failure, deliberately not stored again)
         self._system_prompt = system_prompt
         return recorded
@@ -502,14 +515,15 @@ class LiveSession:
         self._events.emit(ev.TitleChanged(self._id, title))
 
     def set_pinned(self, index: int, pinned: bool) -> None:
-        """Flag message `index` pinned or not (in memory only). The entry is replaced by a copy, so the
-        token ledger, which matches messages by identity, measures it again."""
+        """Flag message `index` pinned or not (in memory only). The entry is replaced by a copy and the
+        history's revision moves, so the token ledger, which matches messages by identity, measures it again."""
         message = dict(self._messages[index])
         if pinned:
             message[PIN_KEY] = True
         else:
             message.pop(PIN_KEY, None)
         self._messages[index] = message
+        self._revision += 1
 
     async def rewind(self, index: int) -> None:
         """Drop the messages from `index` on, in memory and in state.db (soft rewind, reference §10)."""
@@ -517,6 +531,7 @@ class LiveSession:
         if self._db is not None and self._row_created and db_id is not None:
             await self._db.rewind_to_message(self._id, int(db_id))
         self._messages = self._messages[:index]
+        self._revision += 1
         self._cursor.reset(len(self._messages))
         self._system_prompt = None
         self._events.emit(ev.HistoryReplaced(self._id, list(self._messages), "undo"))

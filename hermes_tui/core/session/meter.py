@@ -96,14 +96,17 @@ class ContextMeter:
         of 20,000 messages takes ~50 ms, which would otherwise run on the event loop.
         """
         target = list(self._session.messages if messages is None else messages)
-        await off_loop(self.ledger.measure, target, size=self.ledger.unmeasured(target))
+        revision = self._session.history_revision
+        await off_loop(self.ledger.measure, target, revision, size=self.ledger.unmeasured(target))
 
     def estimate(self, messages: Sequence[Message] | None = None) -> int:
-        """Rough size of the next request (messages + system prompt + tool schemas), cached per message."""
+        """Rough size of the next request (messages + system prompt + tool schemas), cached per message:
+        O(new messages) per call (`TokenLedger`, told of other changes by the session's revision)."""
         return self.ledger.rough_request_tokens(
             self._session.messages if messages is None else messages,
             self._session.system_prompt or "",
             self._tool_schemas,
+            self._session.history_revision,
         )
 
     def estimate_uncached(self, messages: Sequence[Message]) -> int:

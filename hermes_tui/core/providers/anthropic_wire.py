@@ -193,7 +193,7 @@ def _wire_message(message: dict[str, Any]) -> dict[str, Any] | None:
     return {"role": wire_role, "content": blocks}
 
 
-def _merge_same_role(wire: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def merge_same_role(wire: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Merge consecutive same-role turns; in user turns tool_result blocks go first."""
     merged: list[dict[str, Any]] = []
     for message in wire:
@@ -243,7 +243,7 @@ def assemble_payload(
 ) -> AnthropicPayload:
     """The request from the system blocks and the messages `wire_one` translated, in order."""
     wire = [message for message in translated if message is not None]
-    return AnthropicPayload(system=system, messages=_merge_same_role(wire), tools=to_anthropic_tools(tools or []))
+    return AnthropicPayload(system=system, messages=merge_same_role(wire), tools=to_anthropic_tools(tools or []))
 
 
 def to_anthropic(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> AnthropicPayload:

@@ -12,7 +12,7 @@ stream faults as the typed errors of `hermes_tui.core.providers.failures` (timeo
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,6 +110,31 @@ def unique_call_id(call_id: str, seen: set[str]) -> str:
     return candidate
 
 
+class RequestCache:
+    """What one conversation's previous requests leave for its next one, so a call costs what changed.
+
+    `slot(name, factory)` holds the turn's incremental request copy (`core.turn.request_copy`);
+    `encoder(key, factory)` the provider's incremental body encoder for one wire shape
+    (`providers.request_body`) — one at a time: another shape (a fallback provider) starts afresh.
+    Each conversation owns one (`LiveSession.request_cache`, the review fork's own).
+    """
+
+    def __init__(self) -> None:
+        self._slots: dict[str, Any] = {}
+        self._encoder_key: object = None
+        self._encoder: Any = None
+
+    def slot(self, name: str, factory: Callable[[], Any]) -> Any:
+        if name not in self._slots:
+            self._slots[name] = factory()
+        return self._slots[name]
+
+    def encoder(self, key: object, factory: Callable[[], Any]) -> Any:
+        if self._encoder is None or key != self._encoder_key:
+            self._encoder_key, self._encoder = key, factory()
+        return self._encoder
+
+
 @dataclass
 class ChatRequest:
     messages: list[dict[str, Any]]
@@ -117,6 +142,10 @@ class ChatRequest:
     max_tokens: int | None = None
     cache_ttl: str = "5m"  # Anthropic prompt caching: "5m" or "1h"
     timeout: float | None = None
+    # the conversation's cache, and the positions of `messages` holding the same objects the next
+    # request of this conversation will hold (`RequestCopy.build`): their encoded bytes can be kept
+    cache: RequestCache | None = None
+    reusable: range = range(0)
 
 
 class Provider(ABC):

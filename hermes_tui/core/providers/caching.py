@@ -66,14 +66,36 @@ def apply_anthropic_cache_control(
     The messages it marks, and those carrying an old marker (cleared, so the total never passes
     four), are deep copies; the others are the input's own dicts, which callers must not change.
     """
+    return marked_copy(messages, cache_targets(messages), ttl, native_anthropic=native_anthropic)
+
+
+def cache_targets(messages: list[dict[str, Any]]) -> list[int]:
+    """The positions "system_and_3" marks: a leading system message and the last 3 non-system messages."""
+    if not messages:
+        return []
+    targets: list[int] = [0] if messages[0].get("role") == "system" else []
+    return targets + last_non_system(messages, TAIL_BREAKPOINTS)
+
+
+def last_non_system(messages: list[dict[str, Any]], count: int) -> list[int]:
+    """The positions of the last `count` messages that are not system messages, in order."""
+    found: list[int] = []
+    for index in range(len(messages) - 1, -1, -1):
+        if len(found) == count:
+            break
+        if messages[index].get("role") != "system":
+            found.append(index)
+    return found[::-1]
+
+
+def marked_copy(
+    messages: list[dict[str, Any]], targets: list[int], ttl: str = "5m", *, native_anthropic: bool = True
+) -> list[dict[str, Any]]:
+    """`messages` with a marker on each of `targets` and old markers cleared (copies where it changes them)."""
     marked = list(messages)
-    if not marked:
-        return marked
-    targets: list[int] = [0] if marked[0].get("role") == "system" else []
-    others = [index for index, message in enumerate(marked) if message.get("role") != "system"]
-    targets += others[-TAIL_BREAKPOINTS:]
+    chosen = set(targets)
     for index, message in enumerate(marked):
-        if index in targets or _has_marker(message):
+        if index in chosen or _has_marker(message):
             marked[index] = copy.deepcopy(message)
             _clear(marked[index])
     for index in targets:

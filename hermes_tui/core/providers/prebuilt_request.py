@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 
@@ -55,6 +55,29 @@ def _encoded_parts(body: dict[str, Any]) -> Iterator[str]:
     for start in range(0, len(messages), MESSAGES_PER_SLICE):
         yield ("," if start else "") + _ENCODER.encode(messages[start : start + MESSAGES_PER_SLICE])[1:-1]
     yield "]" + after
+
+
+def encode_value(value: Any) -> bytes:
+    """The JSON bytes of one value (a message, a block), with the SDKs' encoder settings."""
+    return _ENCODER.encode(value).encode()
+
+
+def body_frame(body: dict[str, Any]) -> tuple[bytes, bytes]:
+    """The encoded `body` around its `messages` value, as (everything before it and `[`, `]` and
+    everything after): a body is then `join_body(frame, encoded messages)`, the bytes `encode(body)` gives."""
+    before, _, after = _ENCODER.encode({**body, "messages": _SLOT}).partition(_ENCODER.encode(_SLOT))
+    return (before + "[").encode(), ("]" + after).encode()
+
+
+def join_body(frame: tuple[bytes, bytes], messages: Sequence[bytes]) -> bytes:
+    """The body from its frame and its messages' encoded bytes, in one join (one copy of the whole)."""
+    head, tail = frame
+    if not messages:
+        return head + tail
+    pieces = list(messages)
+    pieces[0] = head + pieces[0]
+    pieces[-1] = pieces[-1] + tail
+    return b",".join(pieces)
 
 
 async def encode_body_in_slices(body: dict[str, Any]) -> bytes:

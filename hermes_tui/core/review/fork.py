@@ -25,7 +25,7 @@ from hermes_tui.core.context.tokens import TokenLedger
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory.hooks import MemoryHooks
 from hermes_tui.core.messages import Message
-from hermes_tui.core.providers.base import Provider, Usage
+from hermes_tui.core.providers.base import Provider, RequestCache, Usage
 from hermes_tui.core.providers.chain import ProviderChain
 from hermes_tui.core.session.live import TurnCounters
 from hermes_tui.core.session.meter import SessionTotals
@@ -51,6 +51,7 @@ class ForkSession:
         self._system_prompt = system_prompt
         self.todo = TodoStore()
         self.counters = TurnCounters()
+        self.request_cache = RequestCache()  # its own: the fork's requests never displace the parent's
 
     @property
     def id(self) -> str:

@@ -28,7 +28,8 @@ def _canonical_arguments(raw: Any) -> str:
     return json.dumps(parsed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _clean_message(message: Message) -> Message:
+def clean_message(message: Message) -> Message:
+    """The request copy of one history message: no in-memory flags, trimmed text, canonical tool-call arguments."""
     msg = public_copy(message)
     content = msg.get("content")
     if isinstance(content, str):
@@ -60,9 +61,23 @@ def _merge_content(first: Message, second: Message) -> Any:
 
 def repair_history(messages: list[Message]) -> list[Message]:
     """Drop stray tool results, stub missing ones, merge consecutive user messages."""
+    return repair_with_origins(messages)[0]
+
+
+def repair_with_origins(messages: list[Message]) -> tuple[list[Message], list[int]]:
+    """`repair_history`, and for each message it returns the index of the input message whose turn
+    produced it (a merged user message: the first of them; a stub: the message before which the
+    unanswered calls were closed, `len(messages)` at the end).
+
+    An assistant message is where a repair can start over: what comes out from it on is the same
+    whether the messages before it were repaired together with it or not (no user message merges
+    into it, no result is pending across it once its stubs are out) — the incremental request copy
+    (`core.turn.request_copy`) relies on that.
+    """
     repaired: list[Message] = []
+    origins: list[int] = []
     open_calls: set[str] = set()
-    for message in messages:
+    for index, message in enumerate(messages):
         role = message.get("role")
         if role == "tool":
             cid = str(message.get("tool_call_id") or "")
@@ -70,9 +85,12 @@ def repair_history(messages: list[Message]) -> list[Message]:
                 continue  # a result whose call did not survive: providers reject it
             open_calls.discard(cid)
             repaired.append(message)
+            origins.append(index)
             continue
         if open_calls:  # the previous assistant left calls unanswered
-            repaired.extend({"role": "tool", "content": STUB_RESULT, "tool_call_id": cid} for cid in sorted(open_calls))
+            for cid in sorted(open_calls):
+                repaired.append({"role": "tool", "content": STUB_RESULT, "tool_call_id": cid})
+                origins.append(index)
             open_calls.clear()
         if role == "assistant" and message.get("tool_calls"):
             open_calls = set(tool_call_ids(message))
@@ -80,9 +98,11 @@ def repair_history(messages: list[Message]) -> list[Message]:
             repaired[-1] = {**repaired[-1], "content": _merge_content(repaired[-1], message)}
             continue
         repaired.append(message)
-    if open_calls:
-        repaired.extend({"role": "tool", "content": STUB_RESULT, "tool_call_id": cid} for cid in sorted(open_calls))
-    return repaired
+        origins.append(index)
+    for cid in sorted(open_calls):
+        repaired.append({"role": "tool", "content": STUB_RESULT, "tool_call_id": cid})
+        origins.append(len(messages))
+    return repaired, origins
 
 
 def build_api_messages(
@@ -98,7 +118,7 @@ def build_api_messages(
     material never enters the system prompt or the stored history (reference §9 item 5).
     `extra_messages` are appended after the history (e.g. the max-iterations request).
     """
-    cleaned = [_clean_message(m) for m in messages]
+    cleaned = [clean_message(m) for m in messages]
     return _assemble(cleaned, system_prompt, extra_user_context, extra_messages)
 
 
@@ -111,7 +131,7 @@ async def build_api_messages_in_slices(
 ) -> list[Message]:
     """`build_api_messages`, cleaning the history a slice at a time on the event loop (a long one
     takes ~16 ms per 10,000 messages; keys and frames run between the slices)."""
-    cleaned = await map_in_slices(_clean_message, messages)
+    cleaned = await map_in_slices(clean_message, messages)
     return _assemble(cleaned, system_prompt, extra_user_context, extra_messages)
 
 
@@ -120,13 +140,28 @@ def _assemble(
 ) -> list[Message]:
     body = repair_history(cleaned)
     if extra_user_context:
-        for index in range(len(body) - 1, -1, -1):
-            if body[index].get("role") == "user":
-                text = content_text(body[index].get("content"))
-                body[index] = {**body[index], "content": f"{text}\n\n{extra_user_context}"}
-                break
+        index = last_user_index(body)
+        if index >= 0:
+            body[index] = with_user_context(body[index], extra_user_context)
     if extra_messages:
-        body.extend(_clean_message(m) for m in extra_messages)
+        body.extend(clean_message(m) for m in extra_messages)
     if system_prompt:
-        return [{"role": "system", "content": system_prompt}, *body]
+        return [system_message(system_prompt), *body]
     return body
+
+
+def last_user_index(messages: list[Message]) -> int:
+    """The position of the last user message (-1 when there is none)."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].get("role") == "user":
+            return index
+    return -1
+
+
+def with_user_context(message: Message, extra_user_context: str) -> Message:
+    """A copy of the current user message with the per-turn material after its text."""
+    return {**message, "content": f"{content_text(message.get('content'))}\n\n{extra_user_context}"}
+
+
+def system_message(system_prompt: str) -> Message:
+    return {"role": "system", "content": system_prompt}

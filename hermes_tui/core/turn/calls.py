@@ -18,11 +18,12 @@ from collections.abc import Awaitable, Callable
 from typing import Final
 
 from hermes_tui.core import events as ev
-from hermes_tui.core.providers.base import ChatRequest, Usage
+from hermes_tui.core.providers.base import ChatRequest, RequestCache, Usage
 from hermes_tui.core.providers.credentials import cooldown_for
 from hermes_tui.core.turn import images, recovery, repairs
 from hermes_tui.core.turn.api_messages import build_api_messages_in_slices
 from hermes_tui.core.turn.deps import TurnDeps
+from hermes_tui.core.turn.request_copy import RequestCopy
 from hermes_tui.core.turn.retry import interruptible_sleep
 from hermes_tui.core.turn.state import TurnState
 from hermes_tui.core.turn.streaming import StreamAccumulator
@@ -51,14 +52,27 @@ STICKY_REPAIRS = frozenset({"text_tool_results", "strip_schema_patterns", "shrin
 
 
 async def build_request(state: TurnState, deps: TurnDeps) -> ChatRequest:
+    """The next call's request. Its copy of the history is built from what changed since the
+    conversation's previous request (`RequestCopy`), and the request carries the conversation's
+    cache so the provider encodes only that too — unless a repair rewrites the copy's messages
+    (tool results as text, images), when it is built and encoded whole."""
     settings = deps.settings
     quirks = deps.chain.active.quirks
-    messages = await build_api_messages_in_slices(  # a long history's copy never holds the loop
-        list(state.messages),
-        deps.session.system_prompt,
-        extra_user_context=state.api_context,
-        extra_messages=state.extra_messages or None,
-    )
+    history = list(state.messages)
+    system_prompt = deps.session.system_prompt
+    extra = state.extra_messages or None
+    cache: RequestCache | None = deps.session.request_cache
+    rewrites = "text_tool_results" in quirks or bool(quirks & repairs.IMAGE_QUIRKS)
+    if cache is None or rewrites:
+        cache, reusable = None, range(0)
+        messages = await build_api_messages_in_slices(  # a long history's copy never holds the loop
+            history, system_prompt, extra_user_context=state.api_context, extra_messages=extra
+        )
+    else:
+        copy: RequestCopy = cache.slot("request_copy", RequestCopy)
+        messages, reusable = await copy.build(
+            history, system_prompt, extra_user_context=state.api_context, extra_messages=extra
+        )
     if "text_tool_results" in quirks:
         repairs.text_tool_results(messages)
     if quirks & repairs.IMAGE_QUIRKS:  # decoding and re-encoding images: never on the event loop
@@ -71,6 +85,8 @@ async def build_request(state: TurnState, deps: TurnDeps) -> ChatRequest:
         tools=tools,
         max_tokens=state.max_tokens_override or settings.model.max_tokens,
         cache_ttl=settings.prompt_caching.cache_ttl,
+        cache=cache,
+        reusable=reusable,
     )
 
 

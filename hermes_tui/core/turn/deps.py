@@ -16,7 +16,7 @@ from hermes_tui.config import Settings
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.memory import MemoryHooks
 from hermes_tui.core.messages import Message
-from hermes_tui.core.providers.base import Provider, Usage
+from hermes_tui.core.providers.base import Provider, RequestCache, Usage
 from hermes_tui.core.providers.chain import ProviderChain
 from hermes_tui.core.todo import TodoStore
 from hermes_tui.core.tools.base import ToolContext
@@ -46,6 +46,7 @@ class TurnSession(Protocol):
 
     todo: TodoStore
     counters: Counters
+    request_cache: RequestCache | None  # what the conversation's previous request left (None: none kept)
 
     async def ensure_row(self) -> bool: ...
 

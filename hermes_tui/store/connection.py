@@ -29,6 +29,7 @@ import logging
 import os
 import random
 import sqlite3
+import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -62,6 +63,10 @@ BUSY_TIMEOUT_S = 1.0
 WRITE_ATTEMPTS = 15
 RETRY_SLEEP_RANGE_S = (0.020, 0.150)
 CHECKPOINT_EVERY_WRITES = 50
+# a quick read (`StoreConnections.read(quick=True)`) runs on the calling thread for at most this much
+# of its CPU, looked at every QUICK_CHECK_STEPS SQLite steps, before it moves to the reader's thread
+QUICK_CPU_BUDGET_S = 0.005
+QUICK_CHECK_STEPS = 500
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 _wal_fallback_warned: set[str] = set()
@@ -312,16 +317,23 @@ class StoreConnections:
         reader: aiosqlite.Connection,
         schema: SchemaState,
         journal_mode: str,
+        reader_uri: str | None = None,
     ) -> None:
         self.path = path
         self.writer = writer
         self.reader = reader
         self.schema = schema
         self.journal_mode = journal_mode
+        self._reader_uri = reader_uri  # how the reader was opened, when not by path (read-only opens)
+        self._quick: sqlite3.Connection | None = None  # the event loop thread's own reader (quick reads)
+        self._quick_thread: int | None = None
+        self._quick_unusable = journal_mode != "wal"  # only WAL readers never wait for a writer
+        self.quick_reads = 0  # reads answered on the calling thread, without a trip
         self._write_lock = asyncio.Lock()
         self._writes = 0
         self._last_write = 0.0  # time.monotonic() of the last write of ours
         self._closed = False
+        self.hops = 0  # trips to a connection's thread and back (a cheap call's fixed cost; tests, benches)
         self.extra_indexes = IndexBuilder(self._run_on_writer, self._write_lock, lambda: self._last_write)
 
     @classmethod
@@ -358,7 +370,7 @@ class StoreConnections:
             await reader.execute("PRAGMA query_only=ON")
         except sqlite3.Error as exc:
             raise StoreError(describe_error(path, exc)) from None
-        return cls(path, None, reader, schema, mode)
+        return cls(path, None, reader, schema, mode, reader_uri=uri)
 
     @property
     def read_only(self) -> bool:
@@ -382,6 +394,7 @@ class StoreConnections:
         self.extra_indexes.interrupt()  # a background index build gives way to every write
         async with self._write_lock:
             for attempt in range(WRITE_ATTEMPTS):
+                self.hops += 1
                 try:
                     result = await self._settled(writer._execute(_transaction, writer._conn, work))
                 except sqlite3.Error as exc:
@@ -416,6 +429,7 @@ class StoreConnections:
     async def _run_on_writer(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """`work(conn)` on the writer's thread, outside any transaction (the index builder's own)."""
         writer = self._writer()
+        self.hops += 1
         return await writer._execute(work, writer._conn)
 
     def start_extra_indexes(self) -> asyncio.Task[list[str]] | None:
@@ -428,6 +442,7 @@ class StoreConnections:
         """PASSIVE WAL checkpoint: copies what it can without waiting for readers."""
         if self.writer is None:
             return
+        self.hops += 1
         try:
             await self.writer.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)")
         except sqlite3.Error as exc:
@@ -439,6 +454,7 @@ class StoreConnections:
         writer = self._writer()
         self.extra_indexes.interrupt()
         async with self._write_lock:
+            self.hops += 1
             try:
                 await writer.execute_fetchall(sql, params)
             except sqlite3.Error as exc:
@@ -446,20 +462,31 @@ class StoreConnections:
 
     # ------------------------------------------------------------------ reads
 
-    async def fetchall(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
-        """All rows of a read on the reader connection (never waits behind a WAL writer)."""
-        return await self.read(lambda conn: conn.execute(sql, params).fetchall())
+    async def fetchall(self, sql: str, params: Params = (), *, quick: bool = False) -> list[sqlite3.Row]:
+        """All rows of a read on the reader connection (never waits behind a WAL writer); `quick`: see `read`."""
+        return await self.read(lambda conn: conn.execute(sql, params).fetchall(), quick=quick)
 
-    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    async def read(self, work: Callable[[sqlite3.Connection], T], *, quick: bool = False) -> T:
         """Run `work(conn)` on the reader's own thread: several statements for one thread hop.
 
         aiosqlite runs every call as a function queued to the connection's thread; this queues
         ours the same way (its `_execute` primitive), so a search's four statements cost one hop
         instead of four. `work` must only read.
+
+        `quick=True` (a read that normally takes well under a millisecond: a row by its key, a
+        first page of search hits) first tries it on the calling thread with a connection of that
+        thread's own — no trip at all, which on a busy machine costs two waits for a core, tens of
+        milliseconds — and moves it to the reader's thread if it runs past QUICK_CPU_BUDGET_S of
+        CPU, meets a lock, or the file is not in WAL mode (`_read_here`).
         """
         self._ensure_open()
+        if quick:
+            answered, result = self._read_here(work)
+            if answered:
+                return result
         reader = self.reader
         for attempt in range(WRITE_ATTEMPTS):
+            self.hops += 1
             try:
                 return await reader._execute(work, reader._conn)
             except sqlite3.Error as exc:
@@ -469,13 +496,75 @@ class StoreConnections:
                 raise StoreError(describe_error(self.path, exc)) from None
         raise StoreError(f"{self.path}: database stayed locked")  # pragma: no cover
 
-    async def fetchone(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
-        rows = await self.fetchall(sql, params)
+    async def fetchone(self, sql: str, params: Params = (), *, quick: bool = False) -> sqlite3.Row | None:
+        rows = await self.fetchall(sql, params, quick=quick)
         return rows[0] if rows else None
 
-    async def fetchvalue(self, sql: str, params: Params = ()) -> Any:
-        row = await self.fetchone(sql, params)
+    async def fetchvalue(self, sql: str, params: Params = (), *, quick: bool = False) -> Any:
+        row = await self.fetchone(sql, params, quick=quick)
         return None if row is None else row[0]
+
+    def _read_here(self, work: Callable[[sqlite3.Connection], T]) -> tuple[bool, Any]:
+        """(True, `work(conn)`) run on the calling thread, or (False, None): do it on the reader's thread.
+
+        Sound because in WAL mode a reader never waits for a writer (the connection's busy timeout
+        is 0, so a rare lock — a WAL being recovered — gives way at once), the connection is only
+        ever used by the thread that opened it (another thread makes the trip), and a progress
+        handler stops the read once it has used QUICK_CPU_BUDGET_S of this thread's CPU (its result,
+        even one a `work` caught the interruption of, is then discarded and the read made anew on
+        the reader's thread). `work` only reads, so running it twice is harmless.
+        """
+        conn = self._quick_connection()
+        if conn is None:
+            return False, None
+        deadline = time.thread_time() + QUICK_CPU_BUDGET_S
+        over = False
+
+        def progress() -> int:
+            nonlocal over
+            over = over or time.thread_time() > deadline
+            return 1 if over else 0
+
+        try:
+            conn.set_progress_handler(progress, QUICK_CHECK_STEPS)
+            result = work(conn)
+        except sqlite3.OperationalError as exc:
+            if over or is_locked_error(exc):
+                return False, None
+            raise StoreError(describe_error(self.path, exc)) from None
+        except sqlite3.ProgrammingError:
+            return False, None  # e.g. used from another thread than its own: the reader's thread answers
+        except sqlite3.Error as exc:
+            raise StoreError(describe_error(self.path, exc)) from None
+        finally:
+            try:
+                conn.set_progress_handler(None, 0)
+            except sqlite3.Error:
+                pass
+        if over:
+            return False, None
+        self.quick_reads += 1
+        return True, result
+
+    def _quick_connection(self) -> sqlite3.Connection | None:
+        """The calling thread's own read connection (opened on first use), or None where there is none."""
+        if self._quick_unusable:
+            return None
+        if self._quick is None:
+            try:
+                if self._reader_uri is not None:
+                    conn = sqlite3.connect(self._reader_uri, uri=True, timeout=0, isolation_level=None)
+                else:
+                    conn = sqlite3.connect(self.path, timeout=0, isolation_level=None)
+                conn.row_factory = sqlite3.Row
+                conn.execute("PRAGMA query_only=ON")
+            except sqlite3.Error:
+                self._quick_unusable = True  # the trip it is, for this file
+                return None
+            self._quick, self._quick_thread = conn, threading.get_ident()
+        if threading.get_ident() != self._quick_thread:
+            return None
+        return self._quick
 
     async def external_data_version(self) -> int:
         """A number that changes when another connection (another process) commits, never for our writes.
@@ -486,6 +575,7 @@ class StoreConnections:
         """
         self._ensure_open()
         conn = self.writer if self.writer is not None else self.reader
+        self.hops += 1
         try:
             return int(await conn._execute(_data_version, conn._conn))
         except sqlite3.Error as exc:
@@ -509,6 +599,12 @@ class StoreConnections:
             await self.extra_indexes.stop()
         async with self._write_lock:
             self._closed = True
+            if self._quick is not None:
+                try:
+                    self._quick.close()
+                except sqlite3.Error:
+                    pass  # another thread's: its handle goes with the object
+                self._quick = None
             await self.checkpoint()
             for conn in (self.reader, self.writer):
                 if conn is None:

@@ -67,6 +67,11 @@ class SessionDB(
     def read_only(self) -> bool:
         return self._conns.read_only
 
+    @property
+    def store_hops(self) -> int:
+        """How many trips to the connections' threads this object made (each call makes one; tests, benches)."""
+        return self._conns.hops
+
     def start_extra_indexes(self) -> None:
         """Build our two extra indexes in the background if the file lacks them (store.extra_indexes)."""
         self._conns.start_extra_indexes()

@@ -7,8 +7,10 @@ Up to RANK_PROBE_LIMIT matches are ranked by BM25; more than that are returned n
 (rowid descending over the FTS match, so SQLite stops after `limit` rows). `sort="rank"` always
 ranks; `sort="newest"`/`"oldest"` order by insertion (rowid), which is Hermes's canonical order.
 
-A filter by one role merges the matches with our role index (store.search_by_role), so a
-common term no message of that role holds does not read every match's row.
+A filter by one role looks up a term with few matches (at most ROLE_MERGE_MIN) in the FTS index
+first and checks each match's role; a common term's matches are merged with our role index
+(store.search_by_role), so a common term no message of that role holds does not read every
+match's row, and a rare term never walks every message of that role.
 CJK queries use the trigram index or a LIKE fallback (see fts_query; the fallback walks messages
 newest-first by id and stops after the page). `search_lineages` groups the matches one row per
 lineage for the search screen (store.search_lineages). Every hit carries
@@ -34,6 +36,7 @@ from hermes_tui.store.search_lineages import LineageSearch, LineageSearchOptions
 from hermes_tui.store.search_plan import SearchRequest, as_list, like_condition, plan_search, search_filters
 
 RANK_PROBE_LIMIT = 2000
+ROLE_MERGE_MIN = RANK_PROBE_LIMIT  # matches above which a one-role search merges with the role index
 CONTEXT_CHARS = 200
 LIKE_SCAN_CHARS = 4000
 SNIPPET_TOKENS = 40
@@ -101,21 +104,36 @@ def _clean_snippet(text: str | None) -> str:
     return (text or "").replace("\x00json:", "").replace("\x00", "").strip()
 
 
+def _matches_at_most(conn: sqlite3.Connection, table: str, match: str, limit: int) -> int:
+    """How many rows `match` finds, counting no further than `limit` + 1 (the FTS index alone)."""
+    probe = f"SELECT COUNT(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)"
+    return int(tuples(conn, probe, (match, limit + 1))[0][0])
+
+
 def _fts_hits(conn: sqlite3.Connection, req: SearchRequest) -> list[dict[str, Any]]:
     table = req.table
     for match in req.matches:
         try:
             sort = req.sort
+            matched: int | None = None
             if sort is None:
-                probe = f"SELECT COUNT(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)"
-                matched = tuples(conn, probe, (match, RANK_PROBE_LIMIT + 1))[0][0]
+                matched = _matches_at_most(conn, table, match, RANK_PROBE_LIMIT)
                 sort = "rank" if matched <= RANK_PROBE_LIMIT else "newest"
             order = {"rank": "rank", "newest": f"{table}.rowid DESC", "oldest": f"{table}.rowid ASC"}[sort]
             select = (
                 f"SELECT {_HIT_COLUMNS}, snippet({table}, 0, '>>>', '<<<', '...', {SNIPPET_TOKENS})"
                 f" FROM {table} JOIN messages m ON m.id = {table}.rowid JOIN sessions s ON s.id = m.session_id"
             )
-            if sort != "rank" and len(req.roles) == 1 and role_index_exists(conn):
+            # One role: a term with few matches is looked up in the FTS index first and each match's
+            # role checked (a few rows); only a common one is merged with the role index, whose walk
+            # along every message of that role would cost far more than the matches themselves.
+            if (
+                sort != "rank"
+                and len(req.roles) == 1
+                and (matched if matched is not None else _matches_at_most(conn, table, match, ROLE_MERGE_MIN))
+                > ROLE_MERGE_MIN
+                and role_index_exists(conn)
+            ):
                 ids = role_page_ids(  # merged with the role index: never reads every match's row
                     conn,
                     table=table,
@@ -251,7 +269,9 @@ class SearchMixin(StoreBase):
         )
         if req is None:
             return []
-        return await self._conns.read(lambda conn: _run(conn, req, visible))
+        # a first page is cheap (a rare term, or the newest matches of a common one): answered without a
+        # trip to the reader's thread unless it runs long; a forced BM25 ranking can be long in one step
+        return await self._conns.read(lambda conn: _run(conn, req, visible), quick=req.sort != "rank")
 
     async def search_lineages(
         self,

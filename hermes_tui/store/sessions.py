@@ -122,10 +122,10 @@ class SessionsMixin(StoreBase):
 
     async def get_session(self, session_id: str) -> dict[str, Any] | None:
         """The session row as a dict, or None."""
-        return row_dict(await self._conns.fetchone("SELECT * FROM sessions WHERE id = ?", (session_id,)))
+        return row_dict(await self._conns.fetchone("SELECT * FROM sessions WHERE id = ?", (session_id,), quick=True))
 
     async def session_exists(self, session_id: str) -> bool:
-        return await self._conns.fetchone("SELECT 1 FROM sessions WHERE id = ?", (session_id,)) is not None
+        return await self._conns.fetchone("SELECT 1 FROM sessions WHERE id = ?", (session_id,), quick=True) is not None
 
     async def end_session(self, session_id: str, reason: str) -> bool:
         """Mark the session ended with `reason`; the first reason wins. True when it changed."""
@@ -288,7 +288,7 @@ class SessionsMixin(StoreBase):
 
     async def get_meta(self, key: str, default: str | None = None) -> str | None:
         """A `state_meta` value, or `default`."""
-        value = await self._conns.fetchvalue("SELECT value FROM state_meta WHERE key = ?", (key,))
+        value = await self._conns.fetchvalue("SELECT value FROM state_meta WHERE key = ?", (key,), quick=True)
         return default if value is None else str(value)
 
     async def set_meta(self, key: str, value: str | None) -> None:

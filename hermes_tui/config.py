@@ -1,8 +1,8 @@
 """Settings with Hermes's defaults, resolved as flags > environment > <home>/config.toml >
 <home>/config.yaml (Hermes's own settings, with <home>/.env) > defaults.
 
-Owns: the typed `Settings` tree, the home-folder layout (`Home`: created 0700, a warning line
-for an existing looser one), TOML loading with strict validation (unknown keys, wrong types and
+Owns: the typed `Settings` tree (the home-folder layout, `Home`, is `hermes_tui.home`'s, re-exported
+here), TOML loading with strict validation (unknown keys, wrong types and
 out-of-range numbers are a one-line `ConfigError` naming where the value came from: the file and
 key, the environment variable or the flag), the Hermes layer (`hermes_config`: config.yaml's keys
 translated into ours, validated by the same rules and named "config.yaml: 'key'"; .env's values
@@ -29,16 +29,14 @@ from hermes_tui.config_chain import ChainConfigError, ChainSettings, parse_chain
 from hermes_tui.config_quick import KEY as QUICK_COMMANDS_KEY
 from hermes_tui.config_quick import QuickCommand, QuickCommandsError, parse_quick_commands
 from hermes_tui.hermes_config import HermesConfigError, HermesLayer, load_hermes_layer
-from hermes_tui.store.file_modes import PRIVATE_DIR_MODE, looser_than, make_private_dir, permission_bits
+from hermes_tui.home import DEFAULT_HOME as DEFAULT_HOME  # re-exported: the home lives in hermes_tui.home
+from hermes_tui.home import ConfigError as ConfigError
+from hermes_tui.home import Home as Home
+from hermes_tui.home import resolve_home as resolve_home
 from hermes_tui.store.regular_files import FileTooLargeError, read_regular_bytes
 
-DEFAULT_HOME = "~/.hermes-tui"
 MAX_CONFIG_BYTES = 1 << 20  # config.toml is read whole; anything bigger is a mistake (or /dev/zero)
 PROVIDERS = ("demo", "openai", "anthropic")
-
-
-class ConfigError(Exception):
-    """A configuration problem the user can fix; its message is one clear line."""
 
 
 # --------------------------------------------------------------------------- sections
@@ -224,76 +222,6 @@ _INTERNAL_FIELDS = frozenset({"chain", "mcp_servers", "quick_commands", "dotenv"
 def env_view(settings: Settings, env: Mapping[str, str] | None = None) -> Mapping[str, str]:
     """The environment the settings see: the real one (or `env`) over the home's .env."""
     return ChainMap(dict(os.environ if env is None else env), settings.dotenv)
-
-
-# --------------------------------------------------------------------------- home
-
-
-@dataclass(frozen=True)
-class Home:
-    """The home folder, laid out like Hermes's so `--home ~/.hermes` works on a real install."""
-
-    root: Path
-
-    @property
-    def state_db(self) -> Path:
-        return self.root / "state.db"
-
-    @property
-    def config_file(self) -> Path:
-        return self.root / "config.toml"
-
-    @property
-    def memories(self) -> Path:
-        return self.root / "memories"
-
-    @property
-    def skills(self) -> Path:
-        return self.root / "skills"
-
-    def ensure(self) -> Home:
-        """Create the folders, private (0700) from the start; a home we cannot use is a ConfigError."""
-        try:
-            for folder in (self.root, self.memories, self.skills):
-                make_private_dir(folder)
-        except OSError as exc:
-            raise ConfigError(f"cannot use home folder {self.root}: {exc.strerror or exc}") from None
-        if not os.access(self.root, os.R_OK | os.W_OK | os.X_OK):
-            raise ConfigError(f"cannot use home folder {self.root}: not readable and writable")
-        return self
-
-    def require_existing(self) -> Home:
-        """For the read commands: the folder must exist and be readable (it may be read-only)."""
-        if not self.root.is_dir():
-            raise ConfigError(f"home folder {self.root} does not exist")
-        if not os.access(self.root, os.R_OK | os.X_OK):
-            raise ConfigError(f"cannot read home folder {self.root}")
-        return self
-
-    @property
-    def writable(self) -> bool:
-        """Can state.db be written here (the folder, and the file when it exists)?"""
-        folder_ok = os.access(self.root, os.W_OK | os.X_OK)
-        return folder_ok and (not self.state_db.exists() or os.access(self.state_db, os.W_OK))
-
-    def permission_warning(self) -> str | None:
-        """One line when the existing home folder lets group or others in (it should be 0700)."""
-        try:
-            mode = permission_bits(self.root)
-        except OSError:
-            return None
-        if not looser_than(mode, PRIVATE_DIR_MODE):
-            return None
-        return (
-            f"warning: home folder {self.root} is {mode:04o}, readable by other users;"
-            f" `chmod 700 {self.root}` makes it private"
-        )
-
-
-def resolve_home(flag: str | None = None, env: Mapping[str, str] | None = None) -> Home:
-    env = os.environ if env is None else env
-    raw = flag or env.get("HERMES_TUI_HOME") or DEFAULT_HOME
-    return Home(Path(raw).expanduser())
 
 
 # --------------------------------------------------------------------------- loading

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from hermes_tui.store.fts_query import OPERATORS, cjk_count
-from hermes_tui.store.search_lineages import MARK_END, MARK_START
+from hermes_tui.store.models import MARK_END, MARK_START
 
 ROLES = ("user", "assistant", "tool", "system")
 FILTER_KEYS = ("role", "source", "since", "until")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_tui.store.connection import StoreConnections
+if TYPE_CHECKING:
+    from hermes_tui.store.connection import StoreConnections
 
 
 class StoreBase:
@@ -32,16 +33,22 @@ class StoreBase:
         return self._conns.schema.compacted
 
     def visible_rows_sql(self, alias: str = "m") -> str:
-        """The rows search and the record show: live ones and those an in-place compaction archived
-        (`compacted = 1`), never rewound ones (`active = 0, compacted = 0`), as Hermes's search."""
-        prefix = f"{alias}." if alias else ""
-        if not self.has_compacted_column:
-            return f"{prefix}active = 1"
-        return f"({prefix}active = 1 OR {prefix}compacted = 1)"
+        """The rows search and the record show (`visible_rows_sql`)."""
+        return visible_rows_sql(self.has_compacted_column, alias)
 
     @property
     def journal_mode(self) -> str:
         return self._conns.journal_mode
+
+
+def visible_rows_sql(compacted_column: bool, alias: str = "m") -> str:
+    """The rows search and the record show: live ones and those an in-place compaction archived
+    (`compacted = 1`), never rewound ones (`active = 0, compacted = 0`), as Hermes's search; a file
+    without the `compacted` column (v14 read as it is) has live rows only."""
+    prefix = f"{alias}." if alias else ""
+    if not compacted_column:
+        return f"{prefix}active = 1"
+    return f"({prefix}active = 1 OR {prefix}compacted = 1)"
 
 
 def row_dict(row: sqlite3.Row | None) -> dict[str, Any] | None:

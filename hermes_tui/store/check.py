@@ -22,7 +22,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermes_tui.store.connection import BUSY_TIMEOUT_S, connect_query_only, is_locked_error
 from hermes_tui.store.errors import StoreError
 from hermes_tui.store.schema import (
     CORE_TABLES,
@@ -36,6 +35,7 @@ from hermes_tui.store.schema import (
     fts_support,
     needs_schema_work,
 )
+from hermes_tui.store.sqlite_io import BUSY_TIMEOUT_S, connect_query_only, is_locked_error
 
 OK = "ok"
 NOTE = "note"  # worth knowing, with its fix; not a problem (exit 0)

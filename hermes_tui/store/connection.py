@@ -26,31 +26,36 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import random
 import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
-from hermes_tui.store.errors import SchemaTooOld, StoreError
+from hermes_tui.store.errors import StoreError
 from hermes_tui.store.extra_indexes import IndexBuilder
 from hermes_tui.store.file_modes import make_private_dir, touch_private_file
-from hermes_tui.store.regular_files import read_regular_head, sqlite_files_problem
-from hermes_tui.store.schema import (
-    OLDEST_READABLE_VERSION,
-    SCHEMA_VERSION,
-    SchemaState,
-    ensure_schema,
-    fts_support,
-    readable_as_is,
-    state_of,
-)
+from hermes_tui.store.schema import SchemaState, ensure_schema
+
+# the synchronous helpers, re-exported: most of the store imports them from here
+from hermes_tui.store.sqlite_io import BUSY_TIMEOUT_S as BUSY_TIMEOUT_S
+from hermes_tui.store.sqlite_io import SQLITE_HEADER as SQLITE_HEADER
+from hermes_tui.store.sqlite_io import Params as Params
+from hermes_tui.store.sqlite_io import check_header as check_header
+from hermes_tui.store.sqlite_io import connect_query_only as connect_query_only
+from hermes_tui.store.sqlite_io import connect_read_only as connect_read_only
+from hermes_tui.store.sqlite_io import describe_error as describe_error
+from hermes_tui.store.sqlite_io import fetch_in as fetch_in
+from hermes_tui.store.sqlite_io import inspect_read_only as inspect_read_only
+from hermes_tui.store.sqlite_io import is_locked_error as is_locked_error
+from hermes_tui.store.sqlite_io import placeholders as placeholders
+from hermes_tui.store.sqlite_io import read_only_uri as read_only_uri
+from hermes_tui.store.sqlite_io import tuples as tuples
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +64,6 @@ T = TypeVar("T")
 # (bench/durability_bench.py). Per connection: the file itself is unchanged.
 SYNCHRONOUS = "FULL"
 
-BUSY_TIMEOUT_S = 1.0
 WRITE_ATTEMPTS = 15
 RETRY_SLEEP_RANGE_S = (0.020, 0.150)
 CHECKPOINT_EVERY_WRITES = 50
@@ -67,19 +71,8 @@ CHECKPOINT_EVERY_WRITES = 50
 # of its CPU, looked at every QUICK_CHECK_STEPS SQLite steps, before it moves to the reader's thread
 QUICK_CPU_BUDGET_S = 0.005
 QUICK_CHECK_STEPS = 500
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 _wal_fallback_warned: set[str] = set()
-
-Params = Sequence[Any] | dict[str, Any]
-
-
-def is_locked_error(exc: BaseException) -> bool:
-    """True for SQLite's transient "database is locked" / "busy" failures."""
-    if not isinstance(exc, sqlite3.OperationalError):
-        return False
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text
 
 
 def apply_wal_with_fallback(conn: sqlite3.Connection, label: str) -> str:
@@ -102,37 +95,9 @@ def apply_wal_with_fallback(conn: sqlite3.Connection, label: str) -> str:
         return str(conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0]).lower()
 
 
-def describe_error(path: Path, exc: BaseException) -> str:
-    """One line naming the file and what SQLite said."""
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    if "file is not a database" in text or "malformed" in text:
-        return f"{path}: not a usable SQLite database ({text})"
-    return f"{path}: {text}"
-
-
-def _check_header(path: Path) -> None:
-    """The file (when it exists) and its -wal/-shm/-journal are regular files and it starts as SQLite does.
-
-    Checked before SQLite opens anything: a FIFO there would block the open for ever.
-    """
-    if path.is_dir():
-        raise StoreError(f"{path}: is a directory, not a SQLite database")
-    problem = sqlite_files_problem(path)
-    if problem:
-        raise StoreError(f"{problem}; state.db and its -wal, -shm and -journal files must be plain files")
-    try:
-        head = read_regular_head(path, len(SQLITE_HEADER))
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if head and head != SQLITE_HEADER[: len(head)]:
-        raise StoreError(f"{path}: not a SQLite database (unexpected file header)")
-
-
 def _prepare_file(path: Path) -> tuple[SchemaState, str]:
     """Synchronous open: header check, journal mode, schema; retried while another writer holds it."""
-    _check_header(path)
+    check_header(path)
     try:
         touch_private_file(path)  # a new state.db (and so its -wal/-shm) is private from the start
     except OSError as exc:
@@ -154,108 +119,6 @@ def _prepare_file(path: Path) -> tuple[SchemaState, str]:
             if conn is not None:
                 conn.close()
     raise StoreError(f"{path}: database stayed locked")  # pragma: no cover - loop always returns
-
-
-def read_only_uri(path: Path, *, immutable: bool = False) -> str:
-    """The `file:` URI that opens `path` without ever writing it."""
-    return path.resolve().as_uri() + ("?immutable=1" if immutable else "?mode=ro")
-
-
-def connect_read_only(path: Path, *, timeout: float = BUSY_TIMEOUT_S) -> tuple[sqlite3.Connection, str]:
-    """A stdlib connection that cannot write `path`, and the URI it used.
-
-    `mode=ro` first. In a folder we cannot write, a WAL file without its -shm cannot be opened
-    that way; then it is opened `immutable` — safe only because nobody can be writing it (a
-    writer would need the -wal and -shm there): a non-empty -wal means recent commits are not in
-    the main file yet, and that case is a StoreError asking for write access instead.
-    Raises StoreError (missing file, not SQLite, unreadable).
-    """
-    if not path.exists():
-        raise StoreError(f"no session database at {path}")
-    _check_header(path)
-    uri = read_only_uri(path)
-    conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
-    try:
-        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-        return conn, uri
-    except sqlite3.Error as exc:
-        conn.close()
-        if not _is_read_only_error(exc):
-            raise StoreError(describe_error(path, exc)) from None
-    wal = path.with_name(path.name + "-wal")
-    if wal.exists() and wal.stat().st_size > 0:
-        raise StoreError(
-            f"{path}: recent changes are still in {wal.name} and this folder is read-only;"
-            " open it once with write access"
-        )
-    uri = read_only_uri(path, immutable=True)
-    conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
-    try:
-        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-    except sqlite3.Error as exc:
-        conn.close()
-        raise StoreError(describe_error(path, exc)) from None
-    return conn, uri
-
-
-def connect_query_only(path: Path, *, timeout: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
-    """A stdlib connection that only reads `path` and leaves no -wal/-shm behind.
-
-    Where we may write, a normal connection with `query_only` (the last connection to close
-    checkpoints and removes the -wal and -shm, as any of ours does); elsewhere
-    `connect_read_only`. Raises StoreError (missing file, not SQLite, unreadable).
-    """
-    if not _may_write(path):
-        return connect_read_only(path, timeout=timeout)[0]
-    if not path.exists():
-        raise StoreError(f"no session database at {path}")
-    _check_header(path)
-    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
-    try:
-        conn.execute("PRAGMA query_only=ON")
-        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-    except sqlite3.Error as exc:
-        conn.close()
-        raise StoreError(describe_error(path, exc)) from None
-    return conn
-
-
-def _is_read_only_error(exc: sqlite3.Error) -> bool:
-    text = str(exc).lower()
-    return "readonly" in text or "read-only" in text or "unable to open" in text
-
-
-def _may_write(path: Path) -> bool:
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
-
-
-def _inspect_read_only(path: Path) -> tuple[SchemaState, str, str | None]:
-    """Schema state, journal mode and the URI of a file opened read-only (None: a plain `query_only`
-    connection, where we may write, so closing it leaves no -wal/-shm behind); SchemaTooOld if it
-    cannot be read as it is."""
-    if _may_write(path):
-        conn, uri = connect_query_only(path), None
-    else:
-        conn, uri = connect_read_only(path)
-    try:
-        fts, trigram = fts_support()
-        stored = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] if _has_table(conn) else None
-        if not readable_as_is(conn, fts, trigram):
-            found = f"schema v{stored}" if stored else "an older schema"
-            raise SchemaTooOld(
-                f"{path}: has {found} and needs an upgrade to v{SCHEMA_VERSION} (a read-only open reads"
-                f" v{OLDEST_READABLE_VERSION} and later), but it is read-only here; open it once with write access"
-            )
-        mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-        return state_of(conn, fts, trigram), mode, uri
-    except sqlite3.Error as exc:
-        raise StoreError(describe_error(path, exc)) from None
-    finally:
-        conn.close()
-
-
-def _has_table(conn: sqlite3.Connection, name: str = "schema_version") -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
 _OPENED: weakref.WeakSet[aiosqlite.Connection] = weakref.WeakSet()
@@ -360,7 +223,7 @@ class StoreConnections:
 
     @classmethod
     async def _open_read_only(cls, path: Path) -> StoreConnections:
-        schema, mode, uri = await asyncio.to_thread(_inspect_read_only, path)
+        schema, mode, uri = await asyncio.to_thread(inspect_read_only, path)
         try:
             if uri is None:
                 reader = await _open(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
@@ -619,11 +482,6 @@ def _data_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
 
-def fetch_in(conn: sqlite3.Connection, sql: str, params: Params = ()) -> list[sqlite3.Row]:
-    """All rows of a statement run on `conn` (inside write transactions)."""
-    return conn.execute(sql, params).fetchall()
-
-
 def _transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
     """BEGIN IMMEDIATE, `work`, COMMIT — or ROLLBACK on any error (runs on the writer's thread)."""
     conn.execute("BEGIN IMMEDIATE")
@@ -635,15 +493,3 @@ def _transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], 
             conn.execute("ROLLBACK")
         raise
     return result
-
-
-def tuples(conn: sqlite3.Connection, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
-    """Rows as plain tuples (inside `StoreConnections.read` work functions)."""
-    cursor = conn.cursor()
-    cursor.row_factory = None
-    return cursor.execute(sql, params).fetchall()
-
-
-def placeholders(values: Iterable[Any]) -> str:
-    """`?, ?, ?` for an IN (...) list."""
-    return ", ".join("?" for _ in values)

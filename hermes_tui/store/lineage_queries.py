@@ -21,11 +21,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from hermes_tui.store.connection import StoreConnections
 from hermes_tui.store.edges import EdgeRecord, read_edge_record
 from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER, EDGE_ROOT, SIDE_EDGES
 from hermes_tui.store.schema import LINEAGE_INDEX
+
+if TYPE_CHECKING:
+    from hermes_tui.store.connection import StoreConnections
 
 MAX_LINEAGE_DEPTH = 100
 

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Matched words in a search snippet sit between these (private-use characters: they never come from
+# the store's own text); `store.search_lineages` writes them, the search line's parser reads them.
+MARK_START = "\ue000"
+MARK_END = "\ue001"
+
 # Edge kinds between a session and its parent. Sessions we create record theirs when they are
 # made (compression, branch or review; store/edges.py). Newer Hermes marks a child in its
 # `model_config` JSON when it makes it: `_branched_from` (a /branch), `_delegate_from` (a subagent's

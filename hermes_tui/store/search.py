@@ -25,15 +25,18 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_tui.store.base import StoreBase
+from hermes_tui.store.base import StoreBase, visible_rows_sql
 from hermes_tui.store.codec import clipped_content_sql, decode_content, flatten_text, truncate
-from hermes_tui.store.connection import placeholders, tuples
 from hermes_tui.store.lineage_queries import ROOTS_SQL
 from hermes_tui.store.search_by_role import role_index_exists, role_page_ids
-from hermes_tui.store.search_lineages import LineageSearch, LineageSearchOptions, run_lineage_search
 from hermes_tui.store.search_plan import SearchRequest, as_list, like_condition, plan_search, search_filters
+from hermes_tui.store.sqlite_io import placeholders, tuples
+
+if TYPE_CHECKING:
+    from hermes_tui.store.schema import SchemaState
+    from hermes_tui.store.search_lineages import LineageSearch, LineageSearchOptions
 
 RANK_PROBE_LIMIT = 2000
 ROLE_MERGE_MIN = RANK_PROBE_LIMIT  # matches above which a one-role search merges with the role index
@@ -228,6 +231,54 @@ def _run(conn: sqlite3.Connection, req: SearchRequest, visible: str) -> list[dic
     return hits
 
 
+PlannedSearch = tuple[SearchRequest, str]  # the request and the visible-rows condition it runs with
+
+
+def plan_messages_search(
+    schema: SchemaState,
+    query: str,
+    *,
+    source_filter: str | Sequence[str] | None = None,
+    exclude_sources: Sequence[str] | None = None,
+    role_filter: str | Sequence[str] | None = None,
+    limit: int = 20,
+    offset: int = 0,
+    sort: str | None = None,
+    include_inactive: bool = False,
+    since: float | None = None,
+    until: float | None = None,
+) -> PlannedSearch | None:
+    """What `search_messages` will run on a file of this schema (None: nothing to search, no hits).
+    Raises ValueError only for an unknown `sort`."""
+    query = (query or "").strip()
+    if sort not in SORTS:
+        raise ValueError(f"unknown sort {sort!r} (use rank, newest or oldest)")
+    if not query or not schema.fts_available or limit <= 0:
+        return None
+    visible = visible_rows_sql(schema.compacted, "m")
+    where, params = search_filters(
+        source_filter, exclude_sources, role_filter, include_inactive, since=since, until=until, visible=visible
+    )
+    req = plan_search(
+        query,
+        where=where,
+        params=params,
+        page=(int(limit), max(0, int(offset))),
+        sort=sort,
+        include_inactive=include_inactive,
+        trigram_available=schema.trigram_available,
+        sources=tuple(as_list(source_filter)),
+        roles=tuple(as_list(role_filter)),
+    )
+    return None if req is None else (req, visible)
+
+
+def run_messages_search(conn: sqlite3.Connection, planned: PlannedSearch) -> list[dict[str, Any]]:
+    """The hits of a planned search, every statement on `conn` (any thread's connection to the file)."""
+    req, visible = planned
+    return _run(conn, req, visible)
+
+
 class SearchMixin(StoreBase):
     async def search_messages(
         self,
@@ -247,31 +298,24 @@ class SearchMixin(StoreBase):
         `since`/`until` (epoch seconds) keep messages with since <= timestamp < until.
         Hit keys: SEARCH_HIT_FIELDS. Raises ValueError only for an unknown `sort`.
         """
-        query = (query or "").strip()
-        if sort not in SORTS:
-            raise ValueError(f"unknown sort {sort!r} (use rank, newest or oldest)")
-        if not query or not self.fts_available or limit <= 0:
-            return []
-        visible = self.visible_rows_sql("m")
-        where, params = search_filters(
-            source_filter, exclude_sources, role_filter, include_inactive, since=since, until=until, visible=visible
-        )
-        req = plan_search(
+        planned = plan_messages_search(
+            self._conns.schema,
             query,
-            where=where,
-            params=params,
-            page=(int(limit), max(0, int(offset))),
+            source_filter=source_filter,
+            exclude_sources=exclude_sources,
+            role_filter=role_filter,
+            limit=limit,
+            offset=offset,
             sort=sort,
             include_inactive=include_inactive,
-            trigram_available=self.trigram_available,
-            sources=tuple(as_list(source_filter)),
-            roles=tuple(as_list(role_filter)),
+            since=since,
+            until=until,
         )
-        if req is None:
+        if planned is None:
             return []
         # a first page is cheap (a rare term, or the newest matches of a common one): answered without a
         # trip to the reader's thread unless it runs long; a forced BM25 ranking can be long in one step
-        return await self._conns.read(lambda conn: _run(conn, req, visible), quick=req.sort != "rank")
+        return await self._conns.read(lambda conn: run_messages_search(conn, planned), quick=planned[0].sort != "rank")
 
     async def search_lineages(
         self,
@@ -288,6 +332,9 @@ class SearchMixin(StoreBase):
         Never raises on user input: a query with nothing searchable gives an empty answer, one
         SQLite rejects in every form an answer with `query_error` set.
         """
+        # imported here: `hermes-tui search` (search_messages only) never loads the grouped search
+        from hermes_tui.store.search_lineages import LineageSearch, LineageSearchOptions, run_lineage_search
+
         query = (query or "").strip()
         if not query or not self.fts_available:
             return LineageSearch()

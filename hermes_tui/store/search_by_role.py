@@ -20,8 +20,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from hermes_tui.store.connection import placeholders, tuples
 from hermes_tui.store.schema import ROLE_INDEX, ROLE_KEY_SQL
+from hermes_tui.store.sqlite_io import placeholders, tuples
 
 FIRST_BATCH = 40  # intersection rows in the first step: a page of 20 with few other filters takes one
 MAX_BATCH = 2_000  # each further step doubles, up to this

@@ -26,14 +26,14 @@ import time
 from dataclasses import dataclass, field
 
 from hermes_tui.store.codec import clipped_content_sql, decode_content, flatten_text
-from hermes_tui.store.connection import placeholders, tuples
 from hermes_tui.store.fts_query import OPERATORS, query_tokens
 from hermes_tui.store.lineage_queries import LazyGraph, root_of, tip_of
+from hermes_tui.store.models import MARK_END as MARK_END  # re-exported: the snippets' marks
+from hermes_tui.store.models import MARK_START as MARK_START
 from hermes_tui.store.schema import TRIGRAM_TABLE
 from hermes_tui.store.search_plan import SearchRequest, like_condition
+from hermes_tui.store.sqlite_io import placeholders, tuples
 
-MARK_START = "\ue000"  # private-use characters: they never come from the store's own text
-MARK_END = "\ue001"
 LIKE_SNIPPET_BEFORE = 40
 LIKE_SNIPPET_CHARS = 160
 LIKE_TEXT_CHARS = 4000

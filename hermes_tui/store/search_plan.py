@@ -14,9 +14,9 @@ from typing import Any
 
 from hermes_tui.store.base import escape_like
 from hermes_tui.store.codec import SENTINEL_SQL
-from hermes_tui.store.connection import placeholders
 from hermes_tui.store.fts_query import plan_cjk_query, quote_all_terms, sanitize_fts5_query
 from hermes_tui.store.schema import FTS_TABLE, TRIGRAM_TABLE
+from hermes_tui.store.sqlite_io import placeholders
 
 
 @dataclass(frozen=True)

@@ -214,3 +214,37 @@ def test_the_sessions_sort_flag_is_parsed_and_checked() -> None:
         [sys.executable, "-m", "hermes_tui", "sessions", "--sort", "size"], capture_output=True, text=True, cwd=REPO
     )
     assert bad.returncode != 0 and "--sort" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# What a one-query `hermes-tui search` process must not load: an event loop and its SQLite driver, the
+# settings machinery, the whole store — its start-up was most of the command's time.
+SEARCH_NEVER_IMPORTS = ("asyncio", "aiosqlite", "hermes_tui.config", "hermes_tui.store.db", "hermes_tui.store.listing")
+
+
+async def test_search_runs_on_the_calling_thread_with_the_stores_hits(hermes_fixture_db: Path, tmp_path: Path) -> None:
+    """The whole process: the same hits as `SessionDB.search_messages` (the TUI's store), and none of
+    the heavy modules imported."""
+    from hermes_tui.store.db import SessionDB
+
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    (home / "state.db").write_bytes(hermes_fixture_db.read_bytes())
+    probe = (
+        "import runpy, sys; sys.argv = ['hermes-tui', *sys.argv[1:]]\n"
+        "try:\n    runpy.run_module('hermes_tui', run_name='__main__')\n"
+        "except SystemExit as stop:\n"
+        f"    print(sorted(m for m in {SEARCH_NEVER_IMPORTS!r} if m in sys.modules), file=sys.stderr)\n"
+        "    raise\n"
+    )
+    for query, role in (("JWT", None), ("桂林旅游", None), ("JWT", "assistant")):
+        command = [sys.executable, "-c", probe, "--home", str(home), "search", query, "--json", "--limit", "50"]
+        if role:
+            command += ["--role", role]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+        async with await SessionDB.open(home / "state.db", read_only=True) as db:
+            expected = await db.search_messages(query, role_filter=role, limit=50)
+        got = json.loads(done.stdout)
+        assert [hit["message_id"] for hit in got] == [hit["id"] for hit in expected] != []
+        assert [hit["snippet"] for hit in got] == [hit["snippet"] for hit in expected]

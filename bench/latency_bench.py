@@ -23,6 +23,10 @@ Situations:
                keys typed after it; an 11 MB history (11 answers of 1 MB) opened with `--resume`:
                seconds until it is on screen, then keys typed after it.
 
+Beside each situation's latencies: the CPU this process (the app, its threads) spent on the whole
+situation, and that per key (the terminal path's app is another process: n/a). `--load N` runs
+every situation beside N busy processes (bench/load.py).
+
 Terminal path (tmux, `--tmux`, on by default when tmux exists): the real `hermes-tui` command in a
 120x40 tmux pane against the same fake server; a key is sent with `tmux send-keys` and timed until
 `tmux capture-pane` shows it (polled every ~4 ms: a capture takes ~2 ms), so each figure also
@@ -52,6 +56,8 @@ from typing import Any
 from textual import events
 
 from bench.context_bench import agentic_history
+from bench.cputime import measure
+from bench.load import add_load_argument, describe_load, load_from
 from bench.transcript_bench import markdown_text, synthetic_history
 from hermes_tui.app import HermesApp
 from hermes_tui.config import Home, ProviderChoice, Settings
@@ -82,6 +88,7 @@ class Result:
     note: str = ""
     load_before: float = 0.0
     load_after: float = 0.0
+    cpu_s: float | None = None  # this process's CPU over the whole situation (the app and its threads)
 
     def add(self, seconds: float) -> None:
         self.latencies_ms.append(seconds * 1000)
@@ -104,11 +111,13 @@ class Result:
             f"{max(values, default=float('nan')):.0f}",
             "✓" if self.within_budget else "✗",
             f"{self.load_before:.1f}→{self.load_after:.1f}",
+            "n/a" if self.cpu_s is None else f"{self.cpu_s:.2f}",
+            "n/a" if self.cpu_s is None or not values else f"{self.cpu_s * 1000 / len(values):.1f}",
             self.note,
         ]
 
 
-HEADER = ["situation", "keys", "p50 ms", "p95 ms", "max ms", "budget", "load", "note"]
+HEADER = ["situation", "keys", "p50 ms", "p95 ms", "max ms", "budget", "load", "CPU s", "CPU/key ms", "note"]
 
 
 def gc_note(app: HermesApp) -> str:
@@ -594,16 +603,22 @@ async def run_loop(
     root: Path, server: ServerProcess, situations: list[str], keys: int, rounds: int, resume_rounds: int
 ) -> list[Result]:
     results: list[Result] = []
-    if "idle" in situations:
-        results.append(await situation_idle(root, server, keys))
-    if "stream" in situations:
-        results.extend(await situation_stream(root, server))
-    if "huge" in situations:
-        results.extend(await situation_huge(root, server, keys))
-    if "compress" in situations:
-        results.append(await situation_compress(root, server, rounds))
-    if "resume" in situations:
-        results.extend(await situation_resume(root, server, resume_rounds))
+    runs: list[tuple[str, Callable[[], Any]]] = [
+        ("idle", lambda: situation_idle(root, server, keys)),
+        ("stream", lambda: situation_stream(root, server)),
+        ("huge", lambda: situation_huge(root, server, keys)),
+        ("compress", lambda: situation_compress(root, server, rounds)),
+        ("resume", lambda: situation_resume(root, server, resume_rounds)),
+    ]
+    for name, run in runs:
+        if name not in situations:
+            continue
+        with measure() as spent:  # the CPU a situation took, beside its latencies
+            outcome = await run()
+        produced = outcome if isinstance(outcome, list) else [outcome]
+        for result in produced:
+            result.cpu_s = spent.cpu / len(produced)  # a situation's parts share its CPU evenly
+        results.extend(produced)
     return results
 
 
@@ -623,6 +638,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--json", action="store_true", help="also print every latency as JSON")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # the fake server's process
+    add_load_argument(parser)
     args = parser.parse_args(argv)
     if args.serve:
         return serve()
@@ -633,11 +649,17 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     random.seed(7)
-    with tempfile.TemporaryDirectory(prefix="latency-bench-") as folder, ServerProcess() as server:
+    with (
+        load_from(args),
+        tempfile.TemporaryDirectory(prefix="latency-bench-") as folder,
+        ServerProcess() as server,
+    ):
+        print(describe_load(args.load), flush=True)
         root = Path(folder)
         results = asyncio.run(run_loop(root, server, situations, args.keys, args.rounds, args.resume_rounds))
         if not args.no_tmux and shutil.which("tmux"):
             results.extend(tmux_situations(root, server, args.keys))
+        print(describe_load(args.load))
     print_table(results, args.markdown)
     if args.json:
         print(json.dumps({result.situation: [round(v, 2) for v in result.latencies_ms] for result in results}))

@@ -1,6 +1,6 @@
 """Store figures at scale: a synthetic home with 1,000,000 messages, measured through SessionDB.
 
-    python -m bench.store_bench [--messages N] [--sessions N] [--runs N] [--rebuild]
+    python -m bench.store_bench [--messages N] [--sessions N] [--runs N] [--rebuild] [--load N]
 
 The synthetic state.db (10,000 sessions with compression chains and branches; text mixing
 prose, code, tool calls and CJK) is generated once with stdlib sqlite3 using our exact v14
@@ -34,6 +34,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from bench.cputime import Spent
+from bench.cputime import measure as measure_span
+from bench.load import add_load_argument, describe_load, load_from
 from hermes_tui.store.db import SessionDB
 from hermes_tui.store.schema import FTS_TRIGGERS, ensure_schema
 
@@ -281,16 +284,27 @@ def replay(raw: sqlite3.Connection, statements: list[str]) -> float:
 
 async def measure(
     db: SessionDB, tracer: Tracer, raw: sqlite3.Connection, call: Callable[[], Awaitable[Any]]
-) -> tuple[float, float]:
-    """(our seconds, raw seconds for the same statements); the timed run is not traced."""
-    started = time.perf_counter()
-    await call()
-    ours = time.perf_counter() - started
+) -> tuple[Spent, float]:
+    """(our wall and CPU, raw seconds for the same statements); the timed run is not traced."""
+    with measure_span() as ours:
+        await call()
     tracer.statements.clear()
     tracer.enabled = True
     await call()
     tracer.enabled = False
     return ours, replay(raw, list(tracer.statements))
+
+
+def spans_figures(spans: list[Spent], reference: float) -> dict[str, float]:
+    """p50/p95 wall, p50 CPU (this process's, the store's threads included) and the ratio to raw SQLite."""
+    walls = [span.wall for span in spans]
+    return {
+        "p50_ms": statistics.median(walls) * 1000,
+        "p95_ms": pct(walls, 0.95) * 1000,
+        "cpu_p50_ms": statistics.median(span.cpu for span in spans) * 1000,
+        "raw_p50_ms": reference * 1000,
+        "ratio": statistics.median(walls) / max(reference, 1e-9),
+    }
 
 
 def pct(values: list[float], q: float) -> float:
@@ -316,12 +330,7 @@ async def run_benchmarks(path: Path, runs: int) -> dict[str, Any]:
             o, r = await measure(db, tracer, raw, call)
             ours.append(o)
             raws.append(r)
-        results[name] = {
-            "p50_ms": statistics.median(ours) * 1000,
-            "p95_ms": pct(ours, 0.95) * 1000,
-            "raw_p50_ms": statistics.median(raws) * 1000,
-            "ratio": statistics.median(ours) / max(statistics.median(raws), 1e-9),
-        }
+        results[name] = spans_figures(ours, statistics.median(raws))
 
     for label, terms in (("search_rare", RARE_TERMS), ("search_common", COMMON_TERMS)):
         share = max(
@@ -336,22 +345,16 @@ async def run_benchmarks(path: Path, runs: int) -> dict[str, Any]:
                 o, r = await measure(db, tracer, raw, lambda term=term: db.search_messages(term))
                 ours.append(o)
                 raws.append(r)
-        results[label] = {
-            "max_match_share_pct": 100 * share / total,
-            "p50_ms": statistics.median(ours) * 1000,
-            "p95_ms": pct(ours, 0.95) * 1000,
-            "raw_p50_ms": statistics.median(raws) * 1000,
-            "ratio": statistics.median(ours) / max(statistics.median(raws), 1e-9),
-        }
+        results[label] = {"max_match_share_pct": 100 * share / total, **spans_figures(ours, statistics.median(raws))}
     await timed("search_common_ranked", lambda: db.search_messages(COMMON_TERMS[0], sort="rank"), 5)
 
     def raw_time(sql: str, repeat: int) -> float:
         best = []
         for _ in range(repeat):
-            started = time.perf_counter()
-            raw.execute(sql).fetchall()
-            best.append(time.perf_counter() - started)
-        return statistics.median(best)
+            with measure_span() as spent:
+                raw.execute(sql).fetchall()
+            best.append(spent)
+        return statistics.median(span.wall for span in best)
 
     ref_listing = raw_time(REFERENCE_LISTING_SQL, runs)
     ref_tree = raw_time(REFERENCE_TREE_SQL, max(3, runs // 2))
@@ -368,50 +371,47 @@ async def run_benchmarks(path: Path, runs: int) -> dict[str, Any]:
     sid = f"bench_listing_{int(time.time())}"
     await db.create_session(sid, "bench")
     for i in range(runs * 4):
-        started = time.perf_counter()
-        await db.list_sessions_rich(limit=50)
-        warm_listing.append(time.perf_counter() - started)
+        with measure_span() as spent:
+            await db.list_sessions_rich(limit=50)
+        warm_listing.append(spent)
         await db.append_message(sid, "user", f"listing bench {i}")
-        started = time.perf_counter()
-        rows = await db.list_sessions_rich(limit=50)
-        after_append.append(time.perf_counter() - started)
+        with measure_span() as spent:
+            rows = await db.list_sessions_rich(limit=50)
+        after_append.append(spent)
         assert rows[0]["id"] == sid
     # Another process (here: a second SessionDB, another connection) appends between listings.
     other = await SessionDB.open(path)
     after_external, tree_after_change = [], []
     for i in range(runs * 2):
         await other.append_message(sid, "assistant", f"from elsewhere {i}")
-        started = time.perf_counter()
-        rows = await db.list_sessions_rich(limit=50)
-        after_external.append(time.perf_counter() - started)
+        with measure_span() as spent:
+            rows = await db.list_sessions_rich(limit=50)
+        after_external.append(spent)
         assert rows[0]["id"] == sid
     for i in range(max(3, runs)):
         await other.append_message(sid, "assistant", f"tree bench {i}")
-        started = time.perf_counter()
-        await db.lineage_tree()
-        tree_after_change.append(time.perf_counter() - started)
+        with measure_span() as spent:
+            await db.lineage_tree()
+        tree_after_change.append(spent)
     await other.close()
     await db.delete_session(sid)
     unchanged_tree = []
     await db.lineage_tree()
     for _ in range(max(3, runs)):
-        started = time.perf_counter()
-        await db.lineage_tree()
-        unchanged_tree.append(time.perf_counter() - started)
+        with measure_span() as spent:
+            await db.lineage_tree()
+        unchanged_tree.append(spent)
     list_all = []
     for _ in range(3):
-        started = time.perf_counter()
-        everything = await db.list_sessions_rich(limit=None)
-        list_all.append(time.perf_counter() - started)
+        with measure_span() as spent:
+            everything = await db.list_sessions_rich(limit=None)
+        list_all.append(spent)
     results["list_all_rows"] = len(everything)
 
-    def figures(values: list[float], reference: float) -> dict[str, float]:
-        return {
-            "p50_ms": statistics.median(values) * 1000,
-            "p95_ms": pct(values, 0.95) * 1000,
-            "raw_p50_ms": reference * 1000,
-            "ratio": statistics.median(values) / reference,
-        }
+    def figures(values: list[Any], reference: float) -> dict[str, float]:
+        if values and isinstance(values[0], float):  # a fresh process's own first call: wall only
+            values = [Spent(wall=value, cpu=float("nan")) for value in values]
+        return spans_figures(values, reference)
 
     results["list_50_cold_process"] = figures(cold_listing, ref_listing)
     results["list_50_warm"] = figures(warm_listing, ref_listing)
@@ -469,15 +469,19 @@ async def run_benchmarks(path: Path, runs: int) -> dict[str, Any]:
     walls = []
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     for _ in range(5):
-        started = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "hermes_tui", "--home", str(home), "search", COMMON_TERMS[0]],
-            check=True,
-            stdout=subprocess.DEVNULL,
-            env=env,
-        )
-        walls.append(time.perf_counter() - started)
-    results["cli_search_common_process"] = {"p50_s": statistics.median(walls), "max_s": max(walls)}
+        with measure_span() as spent:
+            subprocess.run(
+                [sys.executable, "-m", "hermes_tui", "--home", str(home), "search", COMMON_TERMS[0]],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                env=env,
+            )
+        walls.append(spent)
+    results["cli_search_common_process"] = {
+        "p50_s": statistics.median(span.wall for span in walls),
+        "max_s": max(span.wall for span in walls),
+        "cpu_p50_s": statistics.median(span.children for span in walls),
+    }
     return results
 
 
@@ -525,7 +529,7 @@ def report(results: dict[str, Any], path: Path) -> str:
         f"database: {results['messages']:,} messages, {results['sessions']:,} sessions,"
         f" {path.stat().st_size / 1e9:.2f} GB",
         "",
-        f"{'measure':<28}{'p50 ms':>10}{'p95 ms':>10}{'raw p50':>10}{'our/raw':>9}  budget",
+        f"{'measure':<28}{'p50 ms':>10}{'p95 ms':>10}{'CPU p50':>10}{'raw p50':>10}{'our/raw':>9}  budget",
     ]
     budgets = {
         "search_rare": "p50 < 30 ms",
@@ -544,11 +548,13 @@ def report(results: dict[str, Any], path: Path) -> str:
     for key, budget in budgets.items():
         r = results[key]
         lines.append(
-            f"{key:<28}{r['p50_ms']:>10.2f}{r['p95_ms']:>10.2f}{r['raw_p50_ms']:>10.2f}{r['ratio']:>9.2f}  {budget}"
+            f"{key:<28}{r['p50_ms']:>10.2f}{r['p95_ms']:>10.2f}{r['cpu_p50_ms']:>10.2f}{r['raw_p50_ms']:>10.2f}"
+            f"{r['ratio']:>9.2f}  {budget}"
         )
     lines.append(
         "raw = the same traced SQL replayed through stdlib sqlite3; for list_* and lineage_tree_* raw is"
-        " one from-scratch SQL statement computing the same result (REFERENCE_*_SQL)"
+        " one from-scratch SQL statement computing the same result (REFERENCE_*_SQL); CPU = this process's"
+        " (every thread; n/a for the *_cold_process probes, timed inside another process)"
     )
     lines.append(
         f"list 50 page identical to REFERENCE_LISTING_SQL's: {'yes' if results['list_50_matches_reference'] else 'NO'};"
@@ -567,7 +573,7 @@ def report(results: dict[str, Any], path: Path) -> str:
     c = results["cli_search_common_process"]
     lines.append(
         f"`python -m hermes_tui search {COMMON_TERMS[0]}` whole process: p50 {c['p50_s']:.2f} s,"
-        f" max {c['max_s']:.2f} s (budget < 1.5 s)"
+        f" max {c['max_s']:.2f} s, CPU p50 {c['cpu_p50_s']:.2f} s (budget < 1.5 s)"
     )
     return "\n".join(lines)
 
@@ -581,6 +587,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the raw figures as JSON too")
     parser.add_argument("--probe", choices=("list", "tree"), help=argparse.SUPPRESS)  # one cold call, then exit
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
+    add_load_argument(parser)
     args = parser.parse_args(argv)
     if args.probe:
         print(asyncio.run(_probe(args.db, args.probe)))
@@ -594,7 +601,10 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         generate(path, args.messages, args.sessions)
         print(f"  generated in {time.perf_counter() - started:.0f} s", flush=True)
-    results = asyncio.run(run_benchmarks(path, args.runs))
+    with load_from(args):
+        print(describe_load(args.load), flush=True)
+        results = asyncio.run(run_benchmarks(path, args.runs))
+        print(describe_load(args.load))
     print(report(results, path))
     if args.json:
         print(json.dumps(results, indent=2))

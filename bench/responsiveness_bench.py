@@ -216,6 +216,7 @@ SHAPES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("common, role=tool (no tool message has it)", {"query": "session", "role_filter": "tool"}),
     ("common, source=cron (no such session)", {"query": "session", "source_filter": "cron"}),
     ("rare, source=cli", {"query": "quuxrare07", "source_filter": "cli"}),
+    ("rare, role=user, newest first", {"query": "quuxrare07", "role_filter": "user", "sort": "newest"}),
     ("CJK 2 characters, role=user", {"query": "数据", "role_filter": "user"}),
     ("common term, 5th page", {"query": "session", "offset": 80}),
 )

@@ -273,6 +273,14 @@ def plan_messages_search(
     return None if req is None else (req, visible)
 
 
+def is_quick(req: SearchRequest) -> bool:
+    """Whether a first page is cheap enough to answer without a trip to the reader's thread (a rare
+    term, the newest matches of a common one: about a millisecond). Not a forced BM25 ranking nor a
+    prefix: their cost is spent inside FTS5 between two of SQLite's steps, where the quick read's
+    CPU budget cannot stop it (`StoreConnections.read(quick=True)`)."""
+    return req.sort != "rank" and not any("*" in match for match in req.matches)
+
+
 def run_messages_search(conn: sqlite3.Connection, planned: PlannedSearch) -> list[dict[str, Any]]:
     """The hits of a planned search, every statement on `conn` (any thread's connection to the file)."""
     req, visible = planned
@@ -313,9 +321,7 @@ class SearchMixin(StoreBase):
         )
         if planned is None:
             return []
-        # a first page is cheap (a rare term, or the newest matches of a common one): answered without a
-        # trip to the reader's thread unless it runs long; a forced BM25 ranking can be long in one step
-        return await self._conns.read(lambda conn: run_messages_search(conn, planned), quick=planned[0].sort != "rank")
+        return await self._conns.read(lambda conn: run_messages_search(conn, planned), quick=is_quick(planned[0]))
 
     async def search_lineages(
         self,

@@ -39,6 +39,16 @@ async def test_cheap_reads_make_no_trip_and_answer_as_the_trip_does(db: SessionD
     assert session is not None and session["title"] == "first" and meta == "v" and len(hits) == 1
 
 
+async def test_searches_whose_cost_no_budget_can_stop_make_the_trip(db: SessionDB) -> None:
+    """A prefix or a forced BM25 ranking spends its time inside FTS5, between two of SQLite's steps:
+    never tried on the calling thread (it could hold the event loop past the budget)."""
+    await _seeded(db)
+    hops = db.store_hops
+    assert len(await db.search_messages("quux*")) == 1
+    assert len(await db.search_messages("quuxrare", sort="rank")) == 1
+    assert db.store_hops == hops + 2
+
+
 async def test_a_long_read_moves_to_the_readers_thread_with_the_same_answer(db: SessionDB) -> None:
     hops = db.store_hops
     rows = await db._conns.read(lambda conn: conn.execute(LONG_READ).fetchall(), quick=True)

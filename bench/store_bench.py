@@ -290,8 +290,14 @@ async def measure(
         await call()
     tracer.statements.clear()
     tracer.enabled = True
-    await call()
-    tracer.enabled = False
+    conns = db._conns
+    quick_off = conns._quick_unusable
+    conns._quick_unusable = True  # the traced run on the reader: quick reads use a connection of their own
+    try:
+        await call()
+    finally:
+        conns._quick_unusable = quick_off
+        tracer.enabled = False
     return ours, replay(raw, list(tracer.statements))
 
 

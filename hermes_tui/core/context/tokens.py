@@ -190,10 +190,10 @@ class TokenLedger:
     How it knows what changed, without looking at every message (the history's contract,
     `core.messages`): only the newest `CHANGING_TAIL` positions change in place; other changes
     bump the owner's `revision` (a pin), build a new list of new dicts (compression, branch,
-    resume) or shorten the list (rewind). So a call checks the first
-    cached message and the newest 16 (identity and a cheap fingerprint: key count, content length
-    and identity, tool-call count); only when those differ, or the revision moved, does it compare
-    every cached message by identity to find where the lists part. An in-place edit of an older
+    resume) or shorten the list (rewind). So a call checks the first cached message, the one
+    before the newest 16 and the newest 16 (identity, and a cheap fingerprint: key count, content
+    length and identity, tool-call count); only when those differ, or the revision moved, does it
+    compare every cached message by identity to find where the lists part. An in-place edit of an older
     message is not noticed — call `reset()` after such surgery. The rough totals equal
     `estimate_messages_tokens_rough` exactly. Thread-safe: `measure` can fill the cache from a
     worker (a long history measured once costs ~2.5 ms per 1,000 messages) while the event loop

@@ -59,7 +59,9 @@ class NavigationMixin:
         @property
         def command_running(self) -> bool: ...
         def _start_turn(self, text: str) -> None: ...
-        async def _run_command(self, text: str) -> None: ...
+
+        turns: Any
+
         async def refresh_lineage(self) -> None: ...
         def notify(self, message: str, **kwargs: Any) -> None: ...
         def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
@@ -142,17 +144,13 @@ class NavigationMixin:
         """Resume `session_id` (the palette's session jump; the same as Enter in the Sessions tree)."""
         if self.agent is None or session_id == self.agent.session_id or self._busy():
             return
-        self.command_worker = self.run_worker(  # type: ignore[attr-defined]
-            self._run_command(f"/resume {session_id}"), group="command", exclusive=True
-        )
+        self.turns.run_command(f"/resume {session_id}")
 
     def open_at_message(self, choice: SearchChoice) -> None:
         """Open the chosen hit's session in the conversation, scrolled to the hit, marked."""
         if self.agent is None or self._busy():
             return
-        self.command_worker = self.run_worker(  # type: ignore[attr-defined]
-            self._open_at_message(choice), group="command", exclusive=True
-        )
+        self.turns.run_as_command(self._open_at_message(choice))
 
     async def _open_at_message(self, choice: SearchChoice) -> None:
         from hermes_tui.core.session.live import SessionError

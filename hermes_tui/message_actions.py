@@ -20,8 +20,6 @@ from hermes_tui.widgets.message_cursor import ACTION_COPY, ACTION_EDIT, MessageA
 from hermes_tui.widgets.message_links import copy_text, link_holds, message_index_for
 
 if TYPE_CHECKING:
-    from textual.worker import Worker
-
     from hermes_tui.core.agent import Agent
     from hermes_tui.core.commands import CommandResult
     from hermes_tui.screens.main import MainScreen
@@ -37,7 +35,7 @@ class MessageActionsMixin:
     """Mixed into HermesApp (which provides agent, main, notify, workers and `_show_result`)."""
 
     agent: Agent | None
-    command_worker: Worker[Any] | None
+    turns: Any
 
     if TYPE_CHECKING:  # what HermesApp provides
 
@@ -60,9 +58,7 @@ class MessageActionsMixin:
         if self._busy():
             return
         edit = message.action == ACTION_EDIT
-        self.command_worker = self.run_worker(
-            self._branch_from_message(message.item, edit=edit), group="command", exclusive=True
-        )
+        self.turns.run_as_command(self._branch_from_message(message.item, edit=edit))
 
     def _copy_message(self, item: TranscriptItem) -> None:
         assert self.agent is not None

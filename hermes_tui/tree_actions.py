@@ -94,7 +94,7 @@ class TreeActionsMixin:
         @property
         def command_running(self) -> bool: ...
 
-        command_worker: Any
+        turns: Any
 
         async def _show_result(self, result: CommandResult, *, beside: bool = False) -> None: ...
         def _show_session(self, session_id: str, title: str | None = None) -> None: ...
@@ -102,12 +102,6 @@ class TreeActionsMixin:
         def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
         def run_worker(self, work: Any, **kwargs: Any) -> Any: ...
         def copy_to_clipboard(self, text: str) -> None: ...
-
-    def wire_sessions_pane(self) -> None:
-        """Let the preview read from the open database (start-up, once the database is open)."""
-        if self.db is not None:
-            self.main.tree_preview.loader = self.db.session_preview
-            self.main.tree_preview.refresh_preview()
 
     async def on_lineage_tree_action_requested(self, message: LineageTree.ActionRequested) -> None:
         message.stop()
@@ -172,7 +166,7 @@ class TreeActionsMixin:
         if self.turn_running or self.command_running:
             self.notify(BUSY, severity="warning")
             return
-        self.command_worker = self.run_worker(self._branch(node), group="command", exclusive=True)
+        self.turns.run_as_command(self._branch(node))
 
     async def _branch(self, node: LineageNode) -> None:
         from hermes_tui.core.commands import run_command

@@ -88,7 +88,7 @@ async def test_a_hit_in_the_current_session_is_marked_without_leaving_it(tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         await asyncio.wait_for(app.ready.wait(), 10)
         await submit(pilot, app, f"/resume {OTHER}")
-        await wait_until(pilot, lambda: app.agent.session_id == OTHER and not app.command_running, 10, "resumed")
+        await wait_until(pilot, lambda: app.agent.session_id == OTHER and not app.turns.command_running, 10, "resumed")
         convo = app.main.conversation
         await wait_until(pilot, lambda: any("narwhal" in i.text for i in convo.items), 5, "the history")
         convo.add_notice("info", "a notice the stored history does not have")
@@ -160,7 +160,7 @@ async def test_a_hit_that_was_compressed_away_opens_the_inspector_and_re_injects
         assert "List the capybara facts." in text  # the summary
         await pilot.press("r")
         await wait_until(pilot, lambda: not isinstance(app.screen, CompressionInspectorScreen), 5, "the re-inject")
-        await wait_until(pilot, lambda: not app.turn_running and app.turn_worker is not None, 10, "the turn")
+        await wait_until(pilot, lambda: app.turns.turn_runs == 1 and not app.turns.turn_running, 10, "the turn")
         users = [i.text for i in app.main.conversation.items if i.kind == KIND_USER]
         assert users[-1].startswith("For reference, here is a assistant message") or users[-1].startswith(
             "For reference, here is an assistant message"
@@ -175,7 +175,7 @@ async def test_f3_compares_with_the_parent_and_f4_inspects(tmp_path: Path) -> No
         await asyncio.wait_for(app.ready.wait(), 10)
         await submit(pilot, app, f"/resume {BRANCH}")
         await wait_until(pilot, lambda: app.agent.session_id == BRANCH, 10, "the branch")
-        await wait_until(pilot, lambda: not app.command_running, 10, "the resume to finish")
+        await wait_until(pilot, lambda: not app.turns.command_running, 10, "the resume to finish")
         await pilot.press("f3")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionPickerScreen), 5, "the picker")
         picker = app.screen
@@ -298,7 +298,7 @@ async def test_busy_app_refuses_to_open_a_hit(tmp_path: Path) -> None:
         await asyncio.wait_for(app.ready.wait(), 10)
         from hermes_tui.screens.search import SearchChoice
 
-        app.command_worker = app.run_worker(asyncio.sleep(5), group="command")
+        command = app.run_worker(asyncio.sleep(5), group="command")
         app.open_at_message(SearchChoice("any", 1, "user", "x"))
         await wait_until(pilot, lambda: "Busy" in screen_text(app), 5, "the busy notice")
-        app.command_worker.cancel()
+        command.cancel()

@@ -1,27 +1,22 @@
-"""HermesApp: owns one Agent, runs turns in workers, turns core events into widget updates.
+"""HermesApp: the composition root — start-up, shutdown, signals, GC pacing, keys and looks.
+
+The app builds its parts (`hermes_tui.ui`) and hands each the app typed as the one small Protocol
+it needs (`hermes_tui.ui.ports`): `TurnControl` (the turn and command workers, the queue, the busy
+rule), `EventPresenter` (core events -> widgets), `SessionsTree` (the tree's reads, the ordered
+background lane), `Navigation`, `TreeActions` and `MessageActions`. Its own Textual handlers and
+actions only forward to them. Core events arrive through the Agent's sink as `CoreEvent` messages.
 
 The first frame paints before anything heavy happens: the database opens and the provider SDK is
-imported in a startup worker after mount. Each turn runs in an async worker in the exclusive
-group "turn". Core events arrive through the Agent's sink as `CoreEvent` messages; a dispatch
-table keyed by event class (`EVENT_HANDLERS`) hands each to the one method that updates the
-conversation, lineage tree, token gauge, review log or status bar. Keystrokes go through the same
-queue, so no handler waits there: a long history is converted in a thread while later events wait
-in order (`_held_events`), and refreshes that read the database run in an ordered background
-worker (`refresh_in_background`). While it runs the app paces full garbage collections
+imported in a startup worker after mount. While it runs the app paces full garbage collections
 (`GcPacer`), draws at up to 240 frames a second and gives the interpreter back to the loop within
 1 ms (see docs/PERFORMANCE.md for why each).
-
-Commands: while a turn (or another command) runs, the commands the registry flags `while_busy`
-(/steer, /queue, /stop, /status …) run at once in their own workers; anything else is refused
-with a hint. A turn worker runs turn after turn: when one ends, `Agent.next_turn` gives the next
-queued message, or the standing goal's continuation. `/compress` shows its preview in
-`CompressPreviewScreen` and rotates only when confirmed.
 
 Ctrl-C ladder: text in the input -> clear it; a turn running -> interrupt it (the partial answer
 stays, marked interrupted, and is saved); idle -> a second Ctrl-C within 2 s quits. Ctrl-Q quits.
 SIGINT, SIGTERM and SIGHUP stop the app the same way: the turn is interrupted and saved, the session
 ends with the signal's reason, and the app exits 130 / 143 / 129 (`hermes_tui.stop_signals`). A
 terminal that goes away (SIGHUP, a failed write) cannot keep the process alive: `terminal_watch`.
+The `[keymap]` table is applied (bad entries skipped, said once) and the chosen theme remembered.
 """
 
 from __future__ import annotations
@@ -41,28 +36,30 @@ from textual.message import Message
 from textual.widgets import Input
 
 from hermes_tui import stop_signals, terminal_watch
-from hermes_tui.app_navigation import NavigationMixin
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
-from hermes_tui.lineage_sync import LineageSync
-from hermes_tui.message_actions import MessageActionsMixin
+from hermes_tui.keymap_config import keymap_problems, usable_keymap
 from hermes_tui.screens.approval import ApprovalScreen
-from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
-from hermes_tui.tree_actions import TreeActionsMixin
+from hermes_tui.ui.message_actions import MessageActions
+from hermes_tui.ui.navigation import Navigation
 from hermes_tui.ui.presenter import EventPresenter
 from hermes_tui.ui.sessions_tree import SessionsTree
+from hermes_tui.ui.tree_actions import TreeActions
 from hermes_tui.ui.turn_control import TurnControl
+from hermes_tui.ui_state import save_theme, saved_theme
 from hermes_tui.widgets.lineage_tree import LineageTree
+from hermes_tui.widgets.message_cursor import MessageActionRequested
 from hermes_tui.widgets.prompt_input import PromptInput
 from hermes_tui.widgets.review_log import ReviewLog
 from hermes_tui.widgets.textual_workarounds import quicker_frames, release_removed_widget_lines
 
 if TYPE_CHECKING:
+    from textual.theme import Theme
+
     from hermes_tui.core.agent import Agent
-    from hermes_tui.core.commands import CommandResult, Intent
     from hermes_tui.core.tools.base import ApprovalRequest
     from hermes_tui.store.db import SessionDB
 
@@ -91,7 +88,7 @@ def _import_core() -> None:
         importlib.import_module(module)
 
 
-class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]):
+class HermesApp(App[int]):
     CSS_PATH = STYLES_PATH  # absolute, so subclasses defined anywhere find it
     TITLE = "hermes-tui"
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS  # F1 (help) is MainScreen's
@@ -126,12 +123,20 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
         self._inputs_handled = 0  # keys and mouse events this app's queue has handed over (on_event)
         self._saved_switch_interval: float | None = None
+        self.applied_keymap: dict[str, str] = {}  # the [keymap] entries in use (the help screen shows them)
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
-        self.sessions_tree = SessionsTree(self)
-        self.turns = TurnControl(self, self.sessions_tree, open_intent=self._open_intent, quit=self.action_quit)
-        self.presenter = EventPresenter(
-            self, self.sessions_tree, turn_running=lambda: self.turns.turn_running, reveal_pending=self.reveal_pending
+        # The parts, each seeing this app through its Protocol. The one link back: a command's result
+        # opens its screen through the navigation part, which itself starts work through TurnControl.
+        tree = self.sessions_tree = SessionsTree(self)
+        turns = self.turns = TurnControl(
+            self, tree, open_intent=lambda i: self.navigation.open_intent(i), quit=self.action_quit
         )
+        self.navigation = Navigation(self, turns, tree)
+        self.presenter = EventPresenter(
+            self, tree, turn_running=lambda: turns.turn_running, reveal_pending=self.navigation.reveal_pending
+        )
+        self.tree_actions = TreeActions(self, turns, tree, show_session=self.presenter.show_session)
+        self.message_actions = MessageActions(self, turns)
 
     # ------------------------------------------------------------------ start-up
 
@@ -225,77 +230,40 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
     async def on_core_event(self, message: CoreEvent) -> None:
         await self.presenter.receive(message.event)
 
-    @property
-    def lineage_sync(self) -> LineageSync:
-        return self.sessions_tree.sync
-
-    async def refresh_lineage(self) -> None:
-        await self.sessions_tree.reload()
-
-    async def sync_lineage(self, *session_ids: str | None) -> None:
-        await self.sessions_tree.refresh(*session_ids)
-
-    def _show_session(self, session_id: str, title: str | None = None) -> None:
-        self.presenter.show_session(session_id, title)
-
-    async def on_review_log_detail_requested(self, message: ReviewLog.DetailRequested) -> None:
-        from hermes_tui.screens.review_diff import ReviewDiffScreen
-
-        self.push_screen(ReviewDiffScreen(message.entry.text, message.entry.detail))
-
-    async def _open_review_run(self, key: str) -> None:
-        from hermes_tui.screens.review_diff import ReviewDiffScreen
-
-        assert self.agent is not None
-        record = next((r for r in await self.agent.review_history() if r.key == key), None)
-        if record is not None:
-            summary = record.summary or ("Review failed: " + record.error if record.error else "Nothing to save.")
-            self.push_screen(ReviewDiffScreen(summary, record.diff))
-
-    def action_open_learning(self) -> None:
-        """F2, /memory, /skills: the Memory & Skills screen."""
-        from hermes_tui.screens.learning import LearningScreen
-
-        if self.agent is not None:
-            self.push_screen(LearningScreen(self.agent.memory, self.agent.skills))
-
-    # ------------------------------------------------------------------ input
-
-    @property
-    def turn_running(self) -> bool:
-        return self.turns.turn_running
-
-    @property
-    def command_running(self) -> bool:
-        return self.turns.command_running
-
-    def _start_turn(self, text: str) -> None:
-        self.turns.start_turn(text)
-
-    async def _show_result(self, result: CommandResult, *, beside: bool = False) -> None:
-        await self.turns.show_result(result, beside=beside)
-
-    def _open_intent(self, intent: Intent) -> None:
-        from hermes_tui.core.commands import OpenLearning, ShowHelp
-
-        if isinstance(intent, ShowHelp):
-            self.push_screen(HelpScreen())
-        elif isinstance(intent, OpenLearning):
-            self.action_open_learning()
-        else:
-            self.open_command_screen(intent)
+    # ------------------------------------------------------------------ what the panes ask for
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         await self.turns.submit(message.text)
 
     async def on_lineage_tree_session_chosen(self, message: LineageTree.SessionChosen) -> None:
-        if self.agent is None or message.session_id == self.agent.session_id:
-            return
-        if message.session_id.startswith("review:"):  # a self-review leaf: show what it changed
-            await self._open_review_run(message.session_id)
-            return
-        if not self.turns.refuse_if_busy():
-            self.turns.run_command(f"/resume {message.session_id}")
+        await self.navigation.session_chosen(message.session_id)
+
+    def on_lineage_tree_action_requested(self, message: LineageTree.ActionRequested) -> None:
+        message.stop()
+        self.tree_actions.act(message.action, message.session_id)
+
+    def on_message_action_requested(self, message: MessageActionRequested) -> None:
+        message.stop()
+        self.message_actions.act(message.action, message.item)
+
+    def on_review_log_detail_requested(self, message: ReviewLog.DetailRequested) -> None:
+        self.navigation.open_review_detail(message.entry)
+
+    def action_open_search(self, query: str = "") -> None:
+        self.navigation.open_search(query)
+
+    async def action_compare_sessions(self) -> None:
+        await self.navigation.compare_sessions()
+
+    async def action_inspect_compression(self) -> None:
+        await self.navigation.inspect_compression()
+
+    def action_open_learning(self) -> None:
+        self.navigation.open_learning()
+
+    def open_session(self, session_id: str) -> None:
+        """The palette's session jump."""
+        self.navigation.open_session(session_id)
 
     async def _approve(self, request: ApprovalRequest) -> bool:
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
@@ -312,6 +280,28 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             if screen.is_attached:
                 screen.dismiss(False)
             raise
+
+    # ------------------------------------------------------------------ keys and looks
+
+    def _apply_keymap(self, keymap: dict[str, str]) -> None:
+        """Use the `[keymap]` table (the CLI refused a bad one; here bad entries are skipped, said once)."""
+        problems = keymap_problems(keymap)
+        self.applied_keymap = usable_keymap(keymap)
+        self.set_keymap(self.applied_keymap)
+        if problems:
+            self.notify(problems[0], severity="warning")
+
+    def _restore_theme(self, home_root: Path) -> None:
+        """The theme chosen last time (if Textual still has it); every later choice is saved."""
+        theme = saved_theme(home_root)
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, lambda chosen: self._remember_theme(home_root, chosen))
+
+    def _remember_theme(self, home_root: Path, theme: Theme) -> None:
+        error = save_theme(home_root, theme.name)
+        if error:
+            self.notify(error, severity="warning")
 
     # ------------------------------------------------------------------ actions
 

@@ -9,8 +9,8 @@ it closes (`_screen_changed`). Ctrl+B hides/shows the side panel (narrow termina
 start with a slimmer column). Ctrl+P's command palette lists the slash commands here
 (`SlashCommandProvider`) and jumps to sessions by title (`SessionJumpProvider`), next to Textual's
 own entries. Ctrl+F searches every session, F3 compares two sessions, F4 inspects a compression
-(the app's actions, `hermes_tui.app_navigation`); F5 puts the message cursor in the conversation
-(branch here, edit and resend, copy: `hermes_tui.message_actions`). The app drives the widgets through the
+(the app's actions, `hermes_tui.ui.navigation`); F5 puts the message cursor in the conversation
+(branch here, edit and resend, copy: `hermes_tui.ui.message_actions`). The app drives the widgets through the
 typed properties below; the widgets exist from construction, so they can be filled before the
 screen is first composed.
 """

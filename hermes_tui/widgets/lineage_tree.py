@@ -11,7 +11,7 @@ front; other children are added when a node is expanded.
 Enter on a session posts `SessionChosen` (the app resumes it); Space expands or collapses a node;
 + / - expand / collapse every shown node. The keys of the actions on the highlighted session
 (rename, branch, export, copy id, archive, delete, filter) post `ActionRequested`: the app
-carries them out (`hermes_tui.tree_actions`). Those keys work only once focus has moved to the
+carries them out (`hermes_tui.ui.tree_actions`). Those keys work only once focus has moved to the
 tree (Tab, a click, the filter line closing) and no screen has opened over it since: focus that
 merely stayed on the tree while a modal was open never lets a typed letter act. Archived
 sessions are hidden (with what is below them) until Shift+A shows them; `set_filter` keeps the

@@ -282,7 +282,7 @@ async def test_turns_update_the_sessions_tree_without_reading_every_session_agai
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await asyncio.wait_for(app.ready.wait(), 10)
-        assert app.lineage_sync.full_reloads == 1  # start-up
+        assert app.sessions_tree.sync.full_reloads == 1  # start-up
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
         first = app.agent.session_id
@@ -297,7 +297,7 @@ async def test_turns_update_the_sessions_tree_without_reading_every_session_agai
         await wait_until(pilot, lambda: app.agent.session_id != first, 5, "/new")
         await wait_until(pilot, lambda: "● " in tree_label(app, app.agent.session_id), 5, "the new session")
         assert "● " not in tree_label(app, first)
-        assert app.lineage_sync.full_reloads == 1  # all of it came from events and single-session reads
+        assert app.sessions_tree.sync.full_reloads == 1  # all of it came from events and single-session reads
 
 
 async def test_a_commit_by_another_process_makes_the_tree_read_everything_again(tmp_path: Path) -> None:
@@ -321,4 +321,4 @@ async def test_a_commit_by_another_process_makes_the_tree_read_everything_again(
         await wait_until(
             pilot, lambda: app.main.lineage.tree_node_for("20260101_000000_0therp") is not None, 5, "the new session"
         )
-        assert app.lineage_sync.full_reloads == 2
+        assert app.sessions_tree.sync.full_reloads == 2

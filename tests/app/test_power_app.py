@@ -98,7 +98,7 @@ async def test_the_status_bar_names_the_session_as_the_tree_does(tmp_path: Path)
         await submit(pilot, app, "hello there")
         await wait_turn(pilot, app)
         assert bar.session_label.startswith("hello there · ")  # untitled: the first message, as in the tree
-        await app.refresh_lineage()
+        await app.sessions_tree.reload()
         await pilot.pause()
         assert "hello there" in widget_text(app, app.main.lineage)
 

@@ -299,6 +299,6 @@ async def test_busy_app_refuses_to_open_a_hit(tmp_path: Path) -> None:
         from hermes_tui.screens.search import SearchChoice
 
         command = app.run_worker(asyncio.sleep(5), group="command")
-        app.open_at_message(SearchChoice("any", 1, "user", "x"))
+        app.navigation.open_at_message(SearchChoice("any", 1, "user", "x"))
         await wait_until(pilot, lambda: "Busy" in screen_text(app), 5, "the busy notice")
         command.cancel()

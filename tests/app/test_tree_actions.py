@@ -148,7 +148,7 @@ async def test_the_session_you_are_in_cannot_be_deleted(tmp_path: Path) -> None:
         await asyncio.wait_for(app.ready.wait(), 10)
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
-        await app.sync_lineage()
+        await app.sessions_tree.refresh()
         current = app.agent.session_id
         await highlight(pilot, app, current)
         await pilot.press("d")

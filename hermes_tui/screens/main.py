@@ -10,7 +10,8 @@ start with a slimmer column). Ctrl+P's command palette lists the slash commands 
 (`SlashCommandProvider`) and jumps to sessions by title (`SessionJumpProvider`), next to Textual's
 own entries. Ctrl+F searches every session, F3 compares two sessions, F4 inspects a compression
 (the app's actions, `hermes_tui.ui.navigation`); F5 puts the message cursor in the conversation
-(branch here, edit and resend, copy: `hermes_tui.ui.message_actions`). The app drives the widgets through the
+(branch here, edit and resend, copy: `hermes_tui.ui.message_actions`). A "show all" bar or a long message
+posts `ShowFullText`: the whole text opens here in `FullTextScreen`. The app drives the widgets through the
 typed properties below; the widgets exist from construction, so they can be filled before the
 screen is first composed.
 """
@@ -33,6 +34,7 @@ from textual.widgets import Footer
 from hermes_tui.screens.command_palette import SlashCommandProvider
 from hermes_tui.screens.session_palette import SessionJumpProvider
 from hermes_tui.widgets.conversation import ConversationView
+from hermes_tui.widgets.hidden_text import ShowFullText
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 from hermes_tui.widgets.queue_line import QueueLine
@@ -185,6 +187,13 @@ class MainScreen(Screen[None]):
 
     def action_focus_prompt(self) -> None:
         self.prompt.focus()
+
+    def on_show_full_text(self, event: ShowFullText) -> None:
+        """A "show all" bar or a long message in the conversation: the whole text in the viewer."""
+        event.stop()
+        from hermes_tui.screens.full_text import FullTextScreen
+
+        self.app.push_screen(FullTextScreen(event.title, event.text))
 
     def action_message_cursor(self) -> None:
         """F5: the message cursor in the conversation."""

@@ -9,10 +9,11 @@ of mounted rows never exceeds `window_size`. Live answers stream into their row'
 (Markdown segments; only the last one is re-rendered, and a huge answer keeps only its start and
 end on screen); deltas are buffered and flushed at most ~30 times per second (less when one flush
 is expensive to render), so a fast model never starves keyboard input. "Show all" affordances
-post `ShowFullText`, answered here by opening the full-text viewer. The view follows the bottom
-with `anchor()` only while the user is at the bottom. The message cursor (`MessageCursor`, keys
-in `ConversationKeys`) selects a message to branch from, edit and resend, or copy; every item
-carries its message's place in the session's history for that (`TranscriptItem.message_index`).
+post `ShowFullText`, which goes up to the screen (the main screen opens the full-text viewer).
+The view follows the bottom with `anchor()` only while the user is at the bottom. The message
+cursor (`MessageCursor`, keys in `ConversationKeys`) selects a message to branch from, edit and
+resend, or copy; every item carries its message's place in the session's history for that
+(`TranscriptItem.message_index`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from textual.widget import Widget
 
 from hermes_tui.text_safety import visible, visible_in
 from hermes_tui.widgets.conversation_keys import ConversationKeys
-from hermes_tui.widgets.hidden_text import ShowFullText
 from hermes_tui.widgets.message_cursor import MessageCursor
 from hermes_tui.widgets.tool_card import ToolCard
 from hermes_tui.widgets.transcript import (
@@ -611,13 +611,6 @@ class ConversationView(ConversationKeys, VerticalScroll):
             await self._mount_later_page()
         if not window.first <= index < window.end:
             await self._reveal(index, mark=False)
-
-    def on_show_full_text(self, event: ShowFullText) -> None:
-        """A "show all" bar or a long message was activated: open the whole text in the viewer."""
-        event.stop()
-        from hermes_tui.screens.full_text import FullTextScreen
-
-        self.app.push_screen(FullTextScreen(event.title, event.text))
 
     def on_window_boundary_load_page(self, event: WindowBoundary.LoadPage) -> None:
         event.stop()

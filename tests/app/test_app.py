@@ -295,7 +295,13 @@ async def test_turns_update_the_sessions_tree_without_reading_every_session_agai
         await wait_until(pilot, lambda: "gadget notes" in tree_label(app, first), 5, "the new title")
         await submit(pilot, app, "/new")
         await wait_until(pilot, lambda: app.agent.session_id != first, 5, "/new")
-        await wait_until(pilot, lambda: "● " in tree_label(app, app.agent.session_id), 5, "the new session")
+        shown = app.main.lineage.tree_node_for  # the new session's row comes once the command's refresh ran
+        await wait_until(
+            pilot,
+            lambda: shown(app.agent.session_id) is not None and "● " in tree_label(app, app.agent.session_id),
+            5,
+            "the new session",
+        )
         assert "● " not in tree_label(app, first)
         assert app.sessions_tree.sync.full_reloads == 1  # all of it came from events and single-session reads
 

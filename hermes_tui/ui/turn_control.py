@@ -100,12 +100,11 @@ class TurnControl:
             await self._app.ready.wait()
         from hermes_tui.core.commands import is_command, runs_while_busy
 
-        if self.busy:
-            if runs_while_busy(text):  # /steer, /queue, /stop, /status …: at once, beside the turn
-                self._app.run_worker(self._run_command(text, beside=True), group=BESIDE)
-                return
-            self._app.notify(BUSY, severity="warning")
-            self._main.prompt.set_text(text)
+        if self.busy and runs_while_busy(text):  # /steer, /queue, /stop, /status …: at once, beside the turn
+            self._app.run_worker(self._run_command(text, beside=True), group=BESIDE)
+            return
+        if self.refuse_if_busy():
+            self._main.prompt.set_text(text)  # the text waits in the prompt
             return
         if is_command(text):
             self.run_command(text)

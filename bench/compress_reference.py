@@ -23,6 +23,8 @@ from typing import Any
 from hermes_tui.core.context.markers import (
     DUPLICATE_TOOL_OUTPUT,
     HISTORICAL_IMAGE_PLACEHOLDER,
+    MERGED_PRIOR_CONTEXT_HEADER,
+    MERGED_SUMMARY_DELIMITER,
     MISSING_TOOL_RESULT_STUB,
     PRUNED_TOOL_PLACEHOLDER,
     SCREENSHOT_REMOVED_PART,
@@ -432,25 +434,26 @@ def assemble(head: list[dict[str, Any]], summary: str, tail: list[dict[str, Any]
                 head[0]["content"] = f"{text}\n\n{SYSTEM_COMPACTION_NOTE}" if text else SYSTEM_COMPACTION_NOTE
     last_head_role = str(head[-1].get("role")) if head else "user"
     first_tail_role = str(tail[0].get("role")) if tail else "user"
-    role = "user" if last_head_role in ("assistant", "tool") else "assistant"
+    no_user = not any(m.get("role") == "user" for m in (*head, *tail))
+    force_user = no_user or last_head_role == "system"
+    role = "user" if force_user or last_head_role in ("assistant", "tool") else "assistant"
     merge = False
     if role == first_tail_role:
         flipped = "assistant" if role == "user" else "user"
-        if flipped == last_head_role:
+        if force_user or flipped == last_head_role:
             merge = True
         else:
             role = flipped
     if merge and tail:
-        lead = f"{summary}\n\n{SUMMARY_END_MARKER}"
+        closing = f"\n\n{MERGED_SUMMARY_DELIMITER}\n\n{summary}\n\n{SUMMARY_END_MARKER}"
         content = tail[0].get("content")
         if isinstance(content, list):
-            tail[0]["content"] = [{"type": "text", "text": lead}, *content]
+            parts = [{"type": "text", "text": MERGED_PRIOR_CONTEXT_HEADER + "\n"}, *content]
+            tail[0]["content"] = [*parts, {"type": "text", "text": closing}]
         else:
-            text = _text_of(content)
-            tail[0]["content"] = f"{lead}\n\n{text}" if text else lead
+            tail[0]["content"] = MERGED_PRIOR_CONTEXT_HEADER + "\n" + _text_of(content) + closing
         return _sanitize([*head, *tail])
-    body = f"{summary}\n\n{SUMMARY_END_MARKER}" if role == "user" else summary
-    return _sanitize([*head, {"role": role, "content": body}, *tail])
+    return _sanitize([*head, {"role": role, "content": f"{summary}\n\n{SUMMARY_END_MARKER}"}, *tail])
 
 
 # ----------------------------------------------------------------------------- compress

@@ -186,6 +186,7 @@ class HermesApp(App[int]):
                 approver=self._approve,
                 source="tui",
                 cwd=self.cwd,
+                build_extra_indexes=True,
             )
         except (StoreError, AgentError, ConfigError) as exc:
             self.startup_error = str(exc)

@@ -1,13 +1,16 @@
 """The `hermes-tui` entry point: the one argument parser, the headless commands, launching the TUI.
 
     hermes-tui [GLOBAL FLAGS]                          the TUI
-    hermes-tui run PROMPT [--json]                     one turn headless; the answer streams to stdout
+    hermes-tui run [PROMPT | -] [--json]               one turn headless; the answer streams to stdout
+                                                       (PROMPT "-" or left out with stdin piped: read stdin)
     hermes-tui sessions [--all] [--limit N] [--sort activity|started] [--json]   list sessions
     hermes-tui search QUERY [--limit N] [--role R] [--sort S] [--json]
+                                                       QUERY may hold role: source: since: until: filters
     hermes-tui export ID [--lineage] [--format md|json|jsonl] [--output FILE]
     hermes-tui doctor [--json]                         check state.db, its indexes and file modes
     hermes-tui replay SESSION [--turn N] --provider P [--model M] [--base-url URL] [--json]
                                                        a stored turn sent to another model, side by side
+    hermes-tui completion bash|zsh|fish                print a shell completion script
 
 Global flags (--home, --provider, --model, --base-url, --context-length, --resume, -c/--continue
 [TITLE], --yes, --no-checkpoints) go
@@ -40,7 +43,11 @@ TUI = "tui"  # the command name used when no subcommand is given
 READ_COMMANDS = ("sessions", "search", "export")
 MODEL_COMMANDS = (TUI, "run")
 REPLAY = "replay"
+COMPLETION = "completion"
 ALL_COMMANDS = (TUI, "run", *READ_COMMANDS, "doctor", REPLAY)
+STDIN_PROMPT = "-"  # `run -`: the prompt is read from standard input
+MAX_STDIN_PROMPT_BYTES = 8 << 20
+PROMPT_REQUIRED = "the following arguments are required: prompt"
 
 # flag -> (argparse options, the commands it applies to)
 GLOBAL_FLAGS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
@@ -106,7 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
 
     run = sub.add_parser("run", help="run one turn headless; the answer streams to stdout")
-    run.add_argument("prompt", nargs="?", help='the message (or a /command such as "/compress auth flow")')
+    run.add_argument(
+        "prompt",
+        nargs="?",
+        help='the message (or a /command such as "/compress auth flow"); "-" or none with stdin piped: read stdin',
+    )
     run.add_argument("--json", action="store_true", help="print one JSON result object")
 
     sessions = sub.add_parser("sessions", help="list sessions")
@@ -118,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     search = sub.add_parser("search", help="full-text search over every session")
-    search.add_argument("query")
+    search.add_argument("query", help='words, "a phrase", OR, NOT; filters role: source: since: until:')
     search.add_argument("--limit", type=int, default=20, help="how many hits (default 20)")
     search.add_argument("--role", help="only these roles, comma-separated (user, assistant, tool)")
     search.add_argument("--sort", choices=("rank", "newest", "oldest"), help="default: rank few hits, else newest")
@@ -140,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     for command in (run, sessions, search, export, doctor, replay):
         _add_global_flags(command)
+
+    completion = sub.add_parser(COMPLETION, help="print a shell completion script (README: how to install it)")
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"))
     return parser
 
 
@@ -159,15 +173,46 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             setattr(args, dest, False if GLOBAL_FLAGS[flag][0].get("action") == "store_true" else None)
     continued = getattr(args, "continue")
     if command == "run" and args.prompt is None:
-        if not continued:
-            raise UsageError("the following arguments are required: prompt")
-        args.prompt, continued = continued, ""  # `run -c "next step"`: the value was the prompt
-        setattr(args, "continue", continued)
+        if continued:
+            args.prompt, continued = continued, ""  # `run -c "next step"`: the value was the prompt
+            setattr(args, "continue", continued)
+        elif stdin_is_piped():
+            args.prompt = STDIN_PROMPT  # `echo "…" | hermes-tui run`
+        else:
+            raise UsageError(f'{PROMPT_REQUIRED} (give it, "-" to read it from stdin, or pipe it in)')
     if continued is not None and args.resume:
         raise UsageError("--continue and --resume both choose a session: give one of them")
     if args.context_length is not None and args.context_length < 1:
         raise UsageError(f"--context-length must be a positive number of tokens, got {args.context_length}")
     return args
+
+
+# --------------------------------------------------------------------------- the prompt from stdin
+
+
+def stdin_is_piped() -> bool:
+    """Whether standard input is a pipe or a file (not a terminal, and there at all)."""
+    try:
+        return sys.stdin is not None and not sys.stdin.isatty()
+    except (ValueError, OSError):  # closed
+        return False
+
+
+def read_stdin_prompt() -> str:
+    """The prompt given on standard input (`run -`, or piped with no PROMPT); UsageError when there is none."""
+    stream = sys.stdin
+    if stream is not None and not stdin_is_piped():
+        print("hermes-tui: reading the prompt from the terminal; end it with Ctrl-D", file=sys.stderr, flush=True)
+    try:
+        raw = stream.buffer.read(MAX_STDIN_PROMPT_BYTES + 1) if stream is not None else b""
+    except (OSError, ValueError, AttributeError):
+        raw = b""
+    if len(raw) > MAX_STDIN_PROMPT_BYTES:
+        raise UsageError(f"the prompt on standard input is larger than {MAX_STDIN_PROMPT_BYTES >> 20} MB")
+    text = raw.decode("utf-8", errors="replace").strip("\r\n")
+    if not text.strip():
+        raise UsageError(f"{PROMPT_REQUIRED} (standard input was empty)")
+    return text
 
 
 # --------------------------------------------------------------------------- start-up
@@ -285,6 +330,9 @@ _import_tui = _importer("hermes_tui.app")
 def _run_headless(args: argparse.Namespace) -> int:
     from hermes_tui.headless import run_headless
 
+    if args.prompt == STDIN_PROMPT:
+        args.prompt = read_stdin_prompt()
+
     return run_headless(args, lambda parsed: prepare(parsed, warm_up=_import_headless_dependencies))
 
 
@@ -392,6 +440,19 @@ def _run_replay(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
 
 
+def _print_completion(args: argparse.Namespace) -> int:
+    from hermes_tui.config import PROVIDERS
+    from hermes_tui.shell_completion import commands_from_parser, completion_script
+
+    def applies(flag: str, command: str) -> bool:
+        taken = GLOBAL_FLAGS.get(flag)
+        return taken is None or (command or TUI) in taken[1]
+
+    specs = commands_from_parser(build_parser(), applies, {"--provider": PROVIDERS})
+    sys.stdout.write(completion_script(args.shell, specs))
+    return exit_codes.OK
+
+
 def _launch_tui(args: argparse.Namespace) -> int:
     # The quick_check overlaps the app import but is awaited before the app starts, so on a
     # multi-GB state.db it delays the first frame (docs/PERFORMANCE.md). To take it out of the
@@ -428,6 +489,8 @@ def _dispatch(argv: list[str]) -> int:
         return _run_doctor(args)
     if args.command == REPLAY:
         return _run_replay(args)
+    if args.command == COMPLETION:
+        return _print_completion(args)
     return _launch_tui(args)
 
 

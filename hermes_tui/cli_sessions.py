@@ -1,12 +1,15 @@
 """Headless session commands: `hermes-tui sessions`, `search` and `export` (parsed by cli.py).
 
-Each handler opens an existing state.db (never creating one; `read_only=True` opens it without
-writing anything, for a home we cannot write), prints to `out`, reports a problem as one line
+Each handler opens an existing state.db read-only (never creating one, never writing it: no
+schema upgrade, no index; a v14 file is read as it is) — only a file older than v14 in a home we
+may write (`read_only=False`) is opened for writing, to be upgraded — prints to `out`, reports a problem as one line
 on stderr and returns an exit code (hermes_tui.exit_codes): OK, or USAGE for a missing or
 unusable database, an unknown/ambiguous session or a bad format. Output contracts (stable for
 scripts): `sessions --json` is a JSON array of session objects with the fields
 store.models.LISTING_FIELDS; `search --json` a JSON array of hits with the fields
-store.search.SEARCH_HIT_FIELDS (`id` named `message_id`); `export` md|json|jsonl.
+store.search.SEARCH_HIT_FIELDS (`id` named `message_id`); `export` md|json|jsonl. A search query
+takes the filters of the TUI's search and `/search` (`core.search_query`: `role:user`,
+`source:cli`, `since:7d`, `until:2026-11-26`), parsed by the same parser; `--role` adds roles.
 Titles, previews, snippets and exported messages are untrusted: tables and Markdown show their
 control characters as escapes (`text_safety.visible`), JSON writes them as `\\uXXXX`
 (`text_safety.json_for_terminal`) — the same JSON value, nothing a terminal would act on.
@@ -24,7 +27,7 @@ from typing import TextIO
 
 from hermes_tui import exit_codes
 from hermes_tui.store.db import SessionDB
-from hermes_tui.store.errors import StoreError
+from hermes_tui.store.errors import SchemaTooOld, StoreError
 from hermes_tui.store.models import LISTING_FIELDS
 from hermes_tui.store.search import SEARCH_HIT_FIELDS
 from hermes_tui.text_safety import dumps_for_terminal, json_for_terminal, visible
@@ -39,11 +42,20 @@ def _fail(err: TextIO | None, message: str) -> int:
 
 
 async def _open_existing(db_path: Path, read_only: bool) -> SessionDB:
-    """Open an existing state.db; a missing file is a StoreError (we never create one here)."""
+    """Open an existing state.db without writing it; a missing file is a StoreError (we never create one).
+
+    `read_only=False` (the home is writable) allows one exception: a file too old to read as it is
+    (before v14) is opened for writing, which upgrades it.
+    """
     path = Path(db_path).expanduser()
     if not path.exists():
         raise StoreError(f"no session database at {path}")
-    return await SessionDB.open(path, read_only=read_only)
+    try:
+        return await SessionDB.open(path, read_only=True)
+    except SchemaTooOld:
+        if read_only:
+            raise
+    return await SessionDB.open(path)
 
 
 def _when(epoch: float | None) -> str:
@@ -148,17 +160,43 @@ async def search_command(
     sort: str | None = None,
     read_only: bool = False,
 ) -> int:
-    """Full-text search over every session's messages (newest first for common terms)."""
+    """Full-text search over every session's messages (newest first for common terms).
+
+    `query` is a search line: words plus `role:`/`source:`/`since:`/`until:` filters; `role`
+    (`--role`, comma-separated) adds roles to those the line names.
+    """
+    from hermes_tui.core.search_query import ROLES, parse_search
+
     if limit is None or int(limit) < 1:
         return _fail(err, f"--limit must be at least 1 (got {limit})")
     if sort not in (None, "rank", "newest", "oldest"):
         return _fail(err, f"unknown sort '{sort}' (use rank, newest or oldest)")
+    request = parse_search(query, datetime.now(), as_you_type=False)
+    if request.error:
+        return _fail(err, request.error)
+    roles = list(request.roles)
+    for part in (role or "").split(","):
+        name = part.strip().lower()
+        if name and name not in ROLES:
+            return _fail(err, f"--role: '{name}' is not a role ({', '.join(ROLES)})")
+        if name and name not in roles:
+            roles.append(name)
+    if not request.query:
+        return _fail(err, "give words to search for (filters alone, such as role:user, search nothing)")
     try:
         db = await _open_existing(db_path, read_only)
     except StoreError as exc:
         return _fail(err, str(exc))
     try:
-        hits = await db.search_messages(query, role_filter=role or None, limit=int(limit), sort=sort)
+        hits = await db.search_messages(
+            request.query,
+            role_filter=roles or None,
+            source_filter=list(request.sources) or None,
+            since=request.since,
+            until=request.until,
+            limit=int(limit),
+            sort=sort,
+        )
     except StoreError as exc:
         return _fail(err, str(exc))
     finally:

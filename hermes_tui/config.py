@@ -1,10 +1,14 @@
-"""Settings with Hermes's defaults, resolved as flags > environment > <home>/config.toml > defaults.
+"""Settings with Hermes's defaults, resolved as flags > environment > <home>/config.toml >
+<home>/config.yaml (Hermes's own settings, with <home>/.env) > defaults.
 
 Owns: the typed `Settings` tree, the home-folder layout (`Home`: created 0700, a warning line
 for an existing looser one), TOML loading with strict validation (unknown keys, wrong types and
 out-of-range numbers are a one-line `ConfigError` naming where the value came from: the file and
-key, the environment variable or the flag), and provider/key resolution (which provider runs,
-with which key and base URL). Never imports Textual, Rich or an SDK.
+key, the environment variable or the flag), the Hermes layer (`hermes_config`: config.yaml's keys
+translated into ours, validated by the same rules and named "config.yaml: 'key'"; .env's values
+act as environment variables below the real ones, never copied into `os.environ`), and
+provider/key resolution (which provider runs, with which key and base URL). Never imports
+Textual, Rich or an SDK.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import math
 import os
 import re
 import tomllib
+from collections import ChainMap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +26,9 @@ from typing import Any, get_type_hints
 
 from hermes_tui.config_chain import KEYS as CHAIN_KEYS
 from hermes_tui.config_chain import ChainConfigError, ChainSettings, parse_chain
+from hermes_tui.config_quick import KEY as QUICK_COMMANDS_KEY
+from hermes_tui.config_quick import QuickCommand, QuickCommandsError, parse_quick_commands
+from hermes_tui.hermes_config import HermesConfigError, HermesLayer, load_hermes_layer
 from hermes_tui.store.file_modes import PRIVATE_DIR_MODE, looser_than, make_private_dir, permission_bits
 from hermes_tui.store.regular_files import FileTooLargeError, read_regular_bytes
 
@@ -41,7 +49,7 @@ class ModelSettings:
     provider: str = ""  # "" = auto: anthropic key > openai key > demo
     name: str = ""  # "" = the provider's default model
     base_url: str = ""
-    api_key: str = ""
+    api_key: str = field(default="", repr=False)  # never rendered: it may come from .env or config.yaml
     context_length: int = 0  # 0 = known window for the model, else 128,000
     max_tokens: int = 4096
     reasoning_effort: str = ""
@@ -56,6 +64,10 @@ class CompressionSettings:
     protect_last_n: int = 20
     hygiene_hard_message_limit: int = 400
     abort_on_summary_failure: bool = False
+    # True: compact in place as Hermes does since 2026-06 (one session id for life, the replaced rows
+    # kept as compacted); False (ours): continue in a child session. A Hermes home's config.yaml
+    # gives Hermes's default, true, unless it says otherwise.
+    in_place: bool = False
 
 
 @dataclass
@@ -63,7 +75,7 @@ class AuxiliaryTaskSettings:
     provider: str = "auto"
     model: str = ""
     base_url: str = ""
-    api_key: str = ""
+    api_key: str = field(default="", repr=False)
     timeout: float = 120.0
 
 
@@ -195,6 +207,23 @@ class Settings:
     # fallback providers/models and credential pools (top-level keys, see hermes_tui.config_chain)
     chain: ChainSettings = field(default_factory=ChainSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (checked by keymap_config)
+    quick_commands: dict[str, QuickCommand] = field(default_factory=dict)  # [quick_commands.NAME] (config_quick)
+    mcp_servers: dict[str, Any] = field(default_factory=dict)  # NAME -> table (checked by core.mcp.config)
+    # Not settings: the home's .env (environment variables below the real ones) and where
+    # model.provider came from (named in provider errors).
+    dotenv: dict[str, str] = field(default_factory=dict, repr=False)
+    provider_origin: str = ""
+    # where each value not at its default came from (dotted key -> the file, variable or flag), for /config
+    origins: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+
+# Settings fields no file or flag sets through the generic loader.
+_INTERNAL_FIELDS = frozenset({"chain", "mcp_servers", "quick_commands", "dotenv", "provider_origin", "origins"})
+
+
+def env_view(settings: Settings, env: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    """The environment the settings see: the real one (or `env`) over the home's .env."""
+    return ChainMap(dict(os.environ if env is None else env), settings.dotenv)
 
 
 # --------------------------------------------------------------------------- home
@@ -341,11 +370,19 @@ class _Origins:
     def set(self, dotted: str, label: str) -> None:
         self._labels[dotted] = label
 
+    @property
+    def labelled(self) -> set[str]:
+        return set(self._labels)
+
     def label(self, dotted: str) -> str:
         return self._labels.get(dotted) or f"default '{dotted}'"
 
     def file_label(self, dotted: str) -> str:
         return f"{self.config_file}: '{dotted}'"
+
+    def sources(self) -> dict[str, str]:
+        """Each set value's source: the file (without the key), the environment variable or the flag."""
+        return {dotted: label.removesuffix(f": '{dotted}'") for dotted, label in self._labels.items()}
 
 
 def _type_name(tp: Any) -> str:
@@ -356,6 +393,7 @@ def _type_name(tp: Any) -> str:
         str: "a string",
         list[str]: "a list of strings",
         dict[str, str]: "a table of strings",
+        dict[str, Any]: "a table",
     }
     return names.get(tp, str(tp))
 
@@ -376,7 +414,11 @@ def _coerce(value: Any, tp: Any, label: str) -> Any:
         return value
     elif tp == list[str] and isinstance(value, list) and all(isinstance(item, str) for item in value):
         return list(value)
-    elif tp == dict[str, str] and isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values()):
+    elif (
+        tp in (dict[str, str], dict[str, Any])
+        and isinstance(value, Mapping)
+        and (tp == dict[str, Any] or all(isinstance(v, str) for v in value.values()))
+    ):
         return {str(key): item for key, item in value.items()}
     raise ConfigError(f"{label} must be {_type_name(tp)}, got {type(value).__name__} {value!r}")
 
@@ -397,7 +439,7 @@ def _apply(
     for key, value in data.items():
         dotted = f"{prefix}{key}"
         label = label_of(dotted)
-        if key not in hints or key == "chain":
+        if key not in hints or (not prefix and key in _INTERNAL_FIELDS):
             raise ConfigError(f"{source}: unknown key '{dotted}'")
         tp = hints[key]
         if dataclasses.is_dataclass(tp):
@@ -493,12 +535,18 @@ def load_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
 
 
-def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
-    """The settings the environment sets (nested) and, per dotted key, the variable that set it."""
+def _env_layer(
+    env: Mapping[str, str], dotenv: Mapping[str, str] | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The settings the environment sets (nested) and, per dotted key, the label of what set it:
+    "environment variable X", or the .env line when only the home's .env has it."""
     layer: dict[str, Any] = {}
-    names: dict[str, str] = {}
+    labels: dict[str, str] = {}
     for var, dotted in _ENV_OVERRIDES.items():
         raw = env.get(var)
+        where = f"environment variable {var}"
+        if (raw is None or raw == "") and dotenv:
+            raw, where = dotenv.get(var), f".env: {var}"
         if raw is None or raw == "":
             continue
         section, key = dotted.split(".")
@@ -507,45 +555,103 @@ def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
             try:
                 value = int(raw.strip())
             except ValueError:
-                raise ConfigError(f"environment variable {var} must be an integer, got {raw!r}") from None
+                raise ConfigError(f"{where} must be an integer, got {raw!r}") from None
         elif key == "redact_secrets":
             word = raw.strip().lower()
             if word not in _ENV_TRUE + _ENV_FALSE:
-                raise ConfigError(f"environment variable {var} must be true or false, got {raw!r}")
+                raise ConfigError(f"{where} must be true or false, got {raw!r}")
             value = word in _ENV_TRUE
         layer.setdefault(section, {})[key] = value
-        names[dotted] = var
-    return layer, names
+        labels[dotted] = where
+    return layer, labels
+
+
+def _mcp_tables(data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """config.toml's [mcp_servers.NAME] tables, as given (core.mcp.config checks their contents).
+
+    With config.yaml's `mcp_servers:` they make one mapping: a name in both is config.toml's."""
+    raw = data.get("mcp_servers", {})
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{source}: 'mcp_servers' must be a table of [mcp_servers.NAME] tables")
+    return {str(name): entry for name, entry in raw.items()}
+
+
+def _chain(hermes: HermesLayer, toml_data: Mapping[str, Any], config_file: Path) -> ChainSettings:
+    """The provider chain: config.toml's keys, else config.yaml's (each key on its own)."""
+    try:
+        from_yaml = parse_chain(hermes.chain)
+    except ChainConfigError as exc:
+        raise ConfigError(f"{hermes.config_file}: {exc}") from None
+    try:
+        from_toml = parse_chain(toml_data)
+    except ChainConfigError as exc:
+        raise ConfigError(f"{config_file}: {exc}") from None
+    return ChainSettings(
+        fallback_providers=from_toml.fallback_providers
+        if "fallback_providers" in toml_data
+        else from_yaml.fallback_providers,
+        fallback_model=from_toml.fallback_model if "fallback_model" in toml_data else from_yaml.fallback_model,
+        credential_pool=from_toml.credential_pool,
+    )
+
+
+def load_hermes_files(home: Home, env: Mapping[str, str]) -> HermesLayer:
+    """The home's config.yaml and .env (hermes_config); a problem is one ConfigError line."""
+    try:
+        return load_hermes_layer(home.root, env)
+    except HermesConfigError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def load_settings(
     home: Home,
     overrides: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
+    *,
+    hermes_files: bool = True,
 ) -> Settings:
-    """Defaults, then config.toml, then the environment, then flag overrides (nested dict).
+    """Defaults, then config.yaml (+ .env), then config.toml, then the environment, then flag overrides.
 
     Every ConfigError names the source of the bad value: the file and key, the environment
-    variable, or the flag (see FLAG_SETTINGS).
+    variable (or .env line), or the flag (see FLAG_SETTINGS). `hermes_files=False` leaves
+    config.yaml and .env out (doctor's check of config.toml alone).
     """
     env = os.environ if env is None else env
     settings = Settings()
     origins = _Origins(home.config_file)
+    hermes = load_hermes_files(home, env) if hermes_files else HermesLayer(config_file=home.root / "config.yaml")
+    settings.dotenv = dict(hermes.dotenv)
+    if hermes.data:
+        _apply(settings, hermes.data, origins, str(hermes.config_file), hermes.label)
     data = load_config_file(home.config_file)
+    settings.chain = _chain(hermes, data, home.config_file)
+    settings.mcp_servers = {**hermes.mcp_servers, **_mcp_tables(data, str(home.config_file))}
     try:
-        settings.chain = parse_chain(data)
-    except ChainConfigError as exc:
+        settings.quick_commands = parse_quick_commands(data.get(QUICK_COMMANDS_KEY))
+    except QuickCommandsError as exc:
         raise ConfigError(f"{home.config_file}: {exc}") from None
-    data = {key: value for key, value in data.items() if key not in CHAIN_KEYS}
+    data = {
+        key: value
+        for key, value in data.items()
+        if key not in CHAIN_KEYS and key not in ("mcp_servers", QUICK_COMMANDS_KEY)
+    }
+    yaml_provider = (settings.model.provider, settings.model.base_url) if hermes.get("model.provider") else None
     _apply(settings, data, origins, str(home.config_file), origins.file_label)
-    env_layer, env_names = _env_layer(env)
-    env_label = lambda dotted: f"environment variable {env_names.get(dotted, dotted)}"  # noqa: E731
+    env_layer, env_labels = _env_layer(env, settings.dotenv)
+    env_label = lambda dotted: env_labels.get(dotted, f"environment variable {dotted}")  # noqa: E731
     _apply(settings, env_layer, origins, "environment", env_label)
     if overrides:
         flags = {dotted: flag for flag, dotted in FLAG_SETTINGS.items()}
         flag_label = lambda dotted: flags.get(dotted) or f"command line '{dotted}'"  # noqa: E731
         _apply(settings, overrides, origins, "command line", flag_label)
+    if hermes.provider_error and "model.provider" not in origins.labelled:
+        raise ConfigError(hermes.provider_error)  # the home names a provider we cannot serve: never the demo
+    if yaml_provider == (settings.model.provider, settings.model.base_url) and not settings.model.api_key:
+        settings.model.api_key = hermes.api_key  # the key Hermes would send that provider (config.yaml/.env)
+    if "model.provider" in origins.labelled:
+        settings.provider_origin = origins.label("model.provider")
     _validate(settings, origins)
+    settings.origins = origins.sources()
     return settings
 
 
@@ -568,9 +674,13 @@ class ProviderChoice:
 
 
 def resolve_provider(settings: Settings, env: Mapping[str, str] | None = None) -> ProviderChoice:
-    """Pick the provider: explicit choice (which then needs its key) or auto by available keys."""
-    env = os.environ if env is None else env
+    """Pick the provider: explicit choice (which then needs its key) or auto by available keys.
+
+    `env` defaults to the real environment over the home's .env (`env_view`).
+    """
+    env = env_view(settings) if env is None else env
     m = settings.model
+    named = f" ({settings.provider_origin})" if settings.provider_origin else ""
     anthropic_key = m.api_key or env.get("ANTHROPIC_API_KEY", "")
     openai_key = m.api_key or env.get("OPENAI_API_KEY", "")
     provider = m.provider
@@ -593,12 +703,12 @@ def resolve_provider(settings: Settings, env: Mapping[str, str] | None = None) -
         if not key and base_url:
             key = "not-needed"  # local servers (Ollama, vLLM, LM Studio) accept any key
         if not key:
-            raise ConfigError("provider 'openai' needs an API key: set OPENAI_API_KEY (or --base-url)")
+            raise ConfigError(f"provider 'openai'{named} needs an API key: set OPENAI_API_KEY (or --base-url)")
         return ProviderChoice("openai", m.name or DEFAULT_MODELS["openai"], key, base_url, False)
     base_url = m.base_url or env.get("ANTHROPIC_BASE_URL", "")
     key = anthropic_key
     if not key and base_url:
         key = "not-needed"
     if not key:
-        raise ConfigError("provider 'anthropic' needs an API key: set ANTHROPIC_API_KEY (or --base-url)")
+        raise ConfigError(f"provider 'anthropic'{named} needs an API key: set ANTHROPIC_API_KEY (or --base-url)")
     return ProviderChoice("anthropic", m.name or DEFAULT_MODELS["anthropic"], key, base_url, False)

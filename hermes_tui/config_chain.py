@@ -41,7 +41,7 @@ class FallbackEntry:
     provider: str = ""
     model: str = ""
     base_url: str = ""
-    api_keys: tuple[str, ...] = ()
+    api_keys: tuple[str, ...] = field(default=(), repr=False)  # never rendered (they may come from .env)
     context_length: int = 0
 
     @property
@@ -53,7 +53,7 @@ class FallbackEntry:
 class ChainSettings:
     fallback_providers: list[FallbackEntry] = field(default_factory=list)
     fallback_model: FallbackEntry | None = None
-    credential_pool: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    credential_pool: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     @property
     def fallbacks(self) -> list[FallbackEntry]:

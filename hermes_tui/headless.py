@@ -4,9 +4,17 @@ With a standing goal (`/goal TEXT`) the run goes on turn after turn until the ju
 is done or the loop pauses (`Agent.next_turn`); each continuation is announced on stderr.
 
 The answer streams to stdout; status lines and tool activity go to stderr so the answer can be
-piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage).
+piped. `--json` prints one result object instead (final_response, session_id, api_calls, usage,
+and who answered — the primary or a fallback: `provider`, `model`, `demo` — true when the offline demo model did — and
+`cost_usd`, the run's price by `core/pricing.py`, null for a model without a known price).
+The demo model answering is said on stderr too, before the turn. A /command that sends a turn (a
+skill, /goal, /retry) prints what it did, then the turn's answer follows as for a prompt; with
+`--json` its line goes to stderr and the one object is the turn's, with the "command" it came from.
 A /command that opens a screen in the TUI (/search, /compare, /inspect, /memory, /skills, /help)
 comes back from the core as an intent; this module alone turns it into text (`intent_text`).
+A /command that copies a text (/copy) or opens /context also comes back as an intent. A
+`/background TEXT` run waits for its side turn (a stop signal ends the wait) and prints its
+Review-log report on stderr.
 What is printed besides the streamed answer — tool activity, status lines, command output, the
 `--json` object — has its secrets masked, as state.db does (`[security] redact_secrets`).
 Shell commands (and file access that needs approval) ask on the terminal when stdin is one (a
@@ -91,6 +99,8 @@ class HeadlessPrinter:
             self._line(event.text)
         elif isinstance(event, ev.SessionRotated) and event.reason == "compression":
             self._line(f"↻ session rotated {event.old} → {event.new}")
+        elif isinstance(event, ev.ReviewEntry) and event.kind == "background":
+            self._line(event.text + (f"\n{event.detail}" if event.detail else ""))
 
     def _line(self, text: str) -> None:
         self.printed.add(text)
@@ -216,6 +226,7 @@ async def _run_with_signals(
         home=home, settings=settings, choice=choice, sink=printer, approver=approver, source="cli"
     )
     try:
+        await agent.wait_for_mcp()  # a one-shot turn needs its MCP tools (each server: its connect_timeout)
         if choice.is_demo:
             print(f"[demo] {choice.reason} — using the offline demo model", file=sys.stderr)
         continued = getattr(args, "continue", None)
@@ -229,11 +240,12 @@ async def _run_with_signals(
                 print(f"hermes-tui: error: {exc}", file=sys.stderr)
                 return EXIT_USAGE
         prompt: str = args.prompt
-        if is_command(prompt):
+        command = prompt if is_command(prompt) else None
+        if command is not None:
             outcome = await headless_command(agent, prompt)
             if outcome.output:
                 print(visible(redact_sensitive_text(outcome.output)), file=sys.stderr if args.json else sys.stdout)
-            if args.json:
+            if args.json and outcome.send is None:
                 print(
                     json.dumps(
                         redact_value(
@@ -264,6 +276,9 @@ async def _run_with_signals(
             payload = result.as_json()
             payload["failed"] = reason is not None
             payload["error"] = reason
+            payload.update(run_info(agent))
+            if command is not None:  # the turn a command sent (a skill, /retry)
+                payload["command"] = command
             print(dumps_for_terminal(redact_value(payload)))
         elif result.final_response and not printer.stream_answer:
             print(visible(result.final_response))
@@ -278,9 +293,37 @@ async def _run_with_signals(
             return signals.exit_code or EXIT_FAILED
         return signals.exit_code or EXIT_OK
     finally:
-        await agent.wait_for_background_work()
+        await _wait_for_background(agent, stopper)
         await agent.close(end_reason(stopper.signum) if stopper.signum is not None else "cli_close")
         await db.close()
+
+
+async def _wait_for_background(agent: Agent, stopper: _TurnStopper) -> None:
+    """The self-review, then the /background turns (a stop signal ends this wait; close stops them)."""
+    if stopper.signum is not None:
+        await agent.wait_for_background_work(background=False)
+        return
+    wait = asyncio.ensure_future(agent.wait_for_background_work())
+    stopper.attach(wait)
+    try:
+        await wait
+    except asyncio.CancelledError:
+        pass
+    finally:
+        stopper.attach(None)
+
+
+def run_info(agent: Agent) -> dict[str, Any]:
+    """Who answered the run and what it cost: `provider`, `model`, `demo`, `cost_usd` (None: no known price)."""
+    outlook = agent.budget().outlook
+    cost = outlook.session_cost_usd if outlook is not None else None
+    answered = agent.chain.active.choice  # the route of the last call: the primary or a fallback
+    return {
+        "provider": answered.provider,
+        "model": answered.model,
+        "demo": answered.provider == "demo",
+        "cost_usd": None if cost is None else round(cost, 6),
+    }
 
 
 async def headless_command(agent: Agent, text: str) -> CommandResult:
@@ -300,7 +343,9 @@ async def headless_command(agent: Agent, text: str) -> CommandResult:
 async def intent_text(agent: Agent, intent: Intent) -> str:
     """The text of the screen a command asked for (the TUI opens the screen instead); SessionError on a mistake."""
     from hermes_tui.core.commands import (
+        CopyText,
         OpenCompare,
+        OpenContext,
         OpenInspector,
         OpenLearning,
         OpenSearch,
@@ -309,6 +354,7 @@ async def intent_text(agent: Agent, intent: Intent) -> str:
         help_text,
     )
     from hermes_tui.core.commands.session import memory_text, skills_text
+    from hermes_tui.core.context_report import context_report, report_text
 
     match intent:
         case OpenSearch(query=query):
@@ -326,6 +372,10 @@ async def intent_text(agent: Agent, intent: Intent) -> str:
             return memory_text(agent)
         case ShowHelp():
             return help_text()
+        case OpenContext(top=top):
+            return report_text(await context_report(agent, top))
+        case CopyText(text=text):
+            return text
     raise AssertionError(f"no headless text for {intent!r}")
 
 

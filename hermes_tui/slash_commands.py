@@ -2,14 +2,20 @@
 
 The prompt's completion, the help screen and the command palette all list `slash_commands()`, so
 none of them can offer a command the core would answer "Unknown command" to, and a command added
-to the registry shows up everywhere at once. The registry is imported on first use (the first
-keystroke, the help screen, the palette), so the first frame does not pay for it.
+to the registry shows up everywhere at once — the built-ins, then the registered ones (a skill's
+`/skill-name`, the user's quick commands), read afresh each time so a skill written a moment ago
+is offered. The registry is imported on first use (the first keystroke, the help screen, the
+palette), so the first frame does not pay for it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hermes_tui.core.commands import Command
 
 
 @dataclass(frozen=True)
@@ -43,20 +49,27 @@ class SlashCommand:
         return f"{self.help} (also {', '.join(self.aliases)})"
 
 
+def _shown(command: Command) -> SlashCommand:
+    return SlashCommand(
+        name=f"/{command.name}",
+        usage=command.usage,
+        help=command.help,
+        aliases=tuple(f"/{alias}" for alias in command.aliases),
+    )
+
+
 @cache
-def slash_commands() -> tuple[SlashCommand, ...]:
-    """Every command of the core's registry, in the registry's order."""
+def _built_in() -> tuple[SlashCommand, ...]:
     from hermes_tui.core.commands import COMMANDS
 
-    return tuple(
-        SlashCommand(
-            name=f"/{command.name}",
-            usage=command.usage,
-            help=command.help,
-            aliases=tuple(f"/{alias}" for alias in command.aliases),
-        )
-        for command in COMMANDS
-    )
+    return tuple(_shown(command) for command in COMMANDS)
+
+
+def slash_commands() -> tuple[SlashCommand, ...]:
+    """Every command of the core's registry, in the registry's order (built-ins first)."""
+    from hermes_tui.core.commands import COMMANDS, all_commands
+
+    return _built_in() + tuple(_shown(command) for command in all_commands()[len(COMMANDS) :])
 
 
 def completion_candidates() -> tuple[str, ...]:

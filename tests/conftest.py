@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 LOCAL_FIXTURE_DB = Path(__file__).resolve().parent / "fixtures" / "hermes_state_v14.db"
+# A home today's Hermes (a7ef17da7, schema v21) wrote: fixtures/hermes_home_v21/README.md
+HERMES_HOME_V21 = Path(__file__).resolve().parent / "fixtures" / "hermes_home_v21" / "hermes_home"
 
 
 @pytest.fixture(autouse=True)
@@ -29,10 +31,22 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
         "HERMES_TUI_MODEL",
         "HERMES_TUI_BASE_URL",
         "HERMES_TUI_CONTEXT_LENGTH",
+        "OPENROUTER_API_KEY",
+        "OPENROUTER_BASE_URL",
+        "CUSTOM_BASE_URL",
     ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
     monkeypatch.setenv("HERMES_TUI_DEMO_DELAY", "0")
+
+
+@pytest.fixture(autouse=True)
+def _registry_without_extensions():
+    """The slash commands an agent registered (its skills, its quick commands) end with the test."""
+    yield
+    registry = sys.modules.get("hermes_tui.core.commands.registry")
+    if registry is not None:
+        registry.reset_dynamic()
 
 
 @pytest.fixture
@@ -51,6 +65,27 @@ def hermes_fixture_db(tmp_path: Path) -> Path:
     target.parent.mkdir()
     shutil.copyfile(source, target)
     return target
+
+
+def copy_hermes_home_v21(target: Path, port: int | None = None) -> Path:
+    """A private copy of the v21 Hermes home at `target` (folders 0700, files as Hermes leaves them:
+    state.db and memories 0644, config.yaml and .env 0600); `port` replaces PORT in config.yaml."""
+    shutil.copytree(HERMES_HOME_V21, target)
+    for path in [target, *target.rglob("*")]:
+        if path.is_dir():
+            path.chmod(0o700)
+        else:
+            path.chmod(0o600 if path.name in ("config.yaml", ".env") else 0o644)
+    if port is not None:
+        config = target / "config.yaml"
+        config.write_text(config.read_text(encoding="utf-8").replace("PORT", str(port)), encoding="utf-8")
+    return target
+
+
+@pytest.fixture
+def hermes_home_v21(tmp_path: Path) -> Path:
+    """A temp copy of the v21 Hermes home (config.yaml still says PORT; see copy_hermes_home_v21)."""
+    return copy_hermes_home_v21(tmp_path / "hermes-v21")
 
 
 _session_status: dict[str, int] = {}

@@ -12,8 +12,14 @@ with `Reply(text="ok")`. `RejectImages` answers by what the request holds (a 400
 a size, or for any image). Besides answers and HTTP errors the server injects faults: errors inside
 a stream, dropped and reset connections, stalls, keep-alive-only streams and verbatim responses.
 `refused_url()` and `BlackHole` give addresses that refuse, or never accept, a connection.
-Every request is recorded in `srv.requests` (path, lower-cased headers, parsed JSON body).
+Every model request is recorded in `srv.requests` (path, lower-cased headers, parsed JSON body).
 The same steps render in each protocol's real wire shape (`tests.fake_llm_wire`), chosen by path.
+
+`FakeLLMServer(tls=context)` serves HTTPS (`srv.connections` counts accepted connections).
+Local servers also describe their models: `srv.serve_json("GET", "/v1/models", {...})` answers a
+metadata route (vLLM/llama.cpp/LM Studio `/v1/models`, llama.cpp `/props`, Ollama `POST /api/show`)
+with that JSON; those requests are recorded in `srv.metadata_requests`, and a metadata route nobody
+scripted answers 404 (as a server without it would).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -117,6 +124,20 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ----------------------------------------------------------------- entry
 
+    def do_GET(self) -> None:
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self._metadata("GET", RecordedRequest(self.path, headers, None))
+
+    def _metadata(self, method: str, request: RecordedRequest) -> None:
+        fake = self.server.fake
+        fake.record_metadata(request)
+        route = fake.metadata_route(method, request.path)
+        if route is None:
+            self._send_json(404, {"error": {"message": f"no route {request.path}", "type": "not_found"}})
+            return
+        status, payload = route
+        self._send_json(status, payload)
+
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -126,6 +147,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = raw.decode("utf-8", "replace")
         fake = self.server.fake
         headers = {k.lower(): v for k, v in self.headers.items()}
+        if self.path.rstrip("/").endswith("/api/show"):
+            self._metadata("POST", RecordedRequest(self.path, headers, body))
+            return
         fake.record(RecordedRequest(self.path, headers, body))
         anthropic = self.path.rstrip("/").endswith("/messages")
         if not self.path.rstrip("/").endswith(("/chat/completions", "/messages")):
@@ -307,16 +331,27 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, fake: FakeLLMServer) -> None:
         self.fake = fake
         super().__init__(("127.0.0.1", 0), _Handler)
+        if fake.tls is not None:  # the handshake runs in the handler's thread, on its first read
+            self.socket = fake.tls.wrap_socket(self.socket, server_side=True, do_handshake_on_connect=False)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        connection = super().get_request()
+        self.fake.note_connection()
+        return connection
 
 
 class FakeLLMServer:
     """The scriptable loopback server; use as a context manager."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        self.tls = tls  # serve HTTPS with this server context (e.g. a self-signed certificate)
+        self.connections = 0  # TCP connections accepted (each client attempt opens one or more)
         self._steps: deque[Step] = deque()
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
         self.requests: list[RecordedRequest] = []
+        self.metadata_requests: list[RecordedRequest] = []
+        self._metadata: dict[tuple[str, str], tuple[int, Any]] = {}
         self.stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -363,7 +398,7 @@ class FakeLLMServer:
 
     @property
     def base_url_anthropic(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls is not None else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def base_url_openai(self) -> str:
@@ -387,6 +422,23 @@ class FakeLLMServer:
     def record(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+
+    def note_connection(self) -> None:
+        with self._lock:
+            self.connections += 1
+
+    def serve_json(self, method: str, path: str, payload: Any, status: int = 200) -> None:
+        """Answer `method path` (a metadata route such as GET /v1/models) with `payload` as JSON."""
+        with self._lock:
+            self._metadata[(method.upper(), path)] = (status, payload)
+
+    def metadata_route(self, method: str, path: str) -> tuple[int, Any] | None:
+        with self._lock:
+            return self._metadata.get((method.upper(), path.split("?", 1)[0]))
+
+    def record_metadata(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.metadata_requests.append(request)
 
     @property
     def last_body(self) -> Any:

@@ -47,7 +47,7 @@ def test_continue_picks_the_most_recent_session_or_the_newest_with_a_title(tmp_p
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["run", "-c", "no such title", "hi"], "no session is titled 'no such title'"),
+        (["run", "-c", "no such title", "hi"], "no session matches 'no such title'"),
         (["run", "-c", "hi", "--resume", "abc"], "--continue and --resume both choose a session"),
         (["run"], "the following arguments are required: prompt"),
         (["sessions", "-c"], "does not apply to `sessions`"),

@@ -223,7 +223,10 @@ def test_a_read_only_db_with_an_older_schema_is_one_line(tmp_path: Path) -> None
         result = run_cli_read_only("sessions", "--home", str(home), cwd=tmp_path)
     finally:
         home.chmod(0o700)
-    assert_one_line_error(result, "has schema v13 and needs an upgrade to v14, but it is read-only here")
+    assert_one_line_error(
+        result,
+        "has schema v13 and needs an upgrade to v21 (a read-only open reads v14 and later), but it is read-only here",
+    )
 
 
 # --------------------------------------------------------------------------- bad configuration

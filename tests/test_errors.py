@@ -428,6 +428,7 @@ def test_reason_values_match_hermes() -> None:
         "provider_policy_blocked", "content_policy_blocked", "format_error", "invalid_encrypted_content",
         "multimodal_tool_content_unsupported", "thinking_signature", "long_context_tier",
         "oauth_long_context_beta_forbidden", "llama_cpp_grammar_pattern", "unknown",
+        "ssl_cert_verification", "upstream_rate_limit",  # Hermes a7ef17da7 added these two
     }  # fmt: skip
 
 

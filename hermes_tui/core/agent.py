@@ -5,37 +5,55 @@ one owner of the session's identity, messages, flush cursor and cached prompt), 
 (with its look ahead, `core.session.outlook`), the compression orchestrator, the session moves,
 the steering inbox (`core.turn.steering`: /steer, /queue, /stop), the standing goal
 (`core.goals`), the checkpoints of the working folder (`core.checkpoints`) and the tool
-registry. After that the Agent only forwards: `run_conversation` runs one turn
+registry, the pinned messages (`core.session.pins`), the display flags (`core.display`), the
+reasoning level (`core.reasoning`) and the /background turns (`core.background`). After that the
+Agent only forwards: `run_conversation` runs one turn
 (`core.turn.runner.TurnRunner`), `next_turn` says what to send after it (a queued message, else
 the goal's continuation), the session commands move the live session,
 `budget`/`totals`/`lineage` answer what the UI shows, `permission_mode` is what tool calls may do
 unasked (`core.tools.permissions`, one `Permissions` for every turn), `close` ends it.
+
+Tools come from three sources: the built-ins, the MCP servers of `mcp_servers` (`core.mcp`:
+connected in the background by `start_mcp`, their tools joining as each server connects) and
+the enabled plugins (`core.plugins.load_extensions`: tools and slash commands). `tool_schemas`
+is replaced, never changed in place, whenever the set changes (`refresh_tools`): a running turn
+and a running self-review keep the list they started with.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_tui.config import Home, Settings
+from hermes_tui.config import ConfigError, Home, Settings, load_settings
 from hermes_tui.core import events as ev
+from hermes_tui.core.background import BackgroundRuns
 from hermes_tui.core.checkpoints.manager import CheckpointManager
 from hermes_tui.core.context.compressor import ContextCompressor
+from hermes_tui.core.context.cooldown_store import CooldownKeeper
+from hermes_tui.core.context.window_probe import CACHE_FILE_NAME, WindowCache, WindowDetector, should_ask
 from hermes_tui.core.context.windows import MINIMUM_CONTEXT_LENGTH, context_window
+from hermes_tui.core.display import DisplayOptions
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.goals import GoalKeeper
 from hermes_tui.core.learning import TitleSetter, TurnLearning, provider_tool_handler
+from hermes_tui.core.mcp.config import ServerConfig, parse_servers
+from hermes_tui.core.mcp.manager import McpManager
 from hermes_tui.core.memory.manager import MemoryManager, ProviderLoadError, load_external_provider
 from hermes_tui.core.memory.provider import MemoryProvider, ProviderContext
 from hermes_tui.core.memory.store import MemoryStore
 from hermes_tui.core.messages import Message
-from hermes_tui.core.plugins import PluginManager
+from hermes_tui.core.personality import overlay_for, personality_text
+from hermes_tui.core.plugins import PluginManager, load_extensions
 from hermes_tui.core.prompt import PromptInputs, build_system_prompt
 from hermes_tui.core.prompt_context import cap
 from hermes_tui.core.providers.base import Provider
 from hermes_tui.core.providers.chain import ProviderChain
+from hermes_tui.core.reasoning import ReasoningEffort
 from hermes_tui.core.review.records import ReviewRecord, load_records, review_nodes
 from hermes_tui.core.review.reviewer import BackgroundReviewer
 from hermes_tui.core.session.branching import BranchResult
@@ -47,6 +65,7 @@ from hermes_tui.core.session.meter import ContextMeter, SessionTotals
 from hermes_tui.core.session.model_switch import check_model_name, switched_provider, window_for
 from hermes_tui.core.session.moves import BUSY, SessionMoves
 from hermes_tui.core.session.outlook import OutlookTracker
+from hermes_tui.core.session.pins import Pins
 from hermes_tui.core.skills.catalog import available_skills_block
 from hermes_tui.core.skills.manage import SkillManager
 from hermes_tui.core.tools.base import Approver, FunctionTool, ToolContext
@@ -122,6 +141,7 @@ class Agent:
             summarize=self._summarize_with_aux if aux_provider is not None else self._summarize_with_main,
             fallback_summarize=self._summarize_with_main if aux_provider is not None else None,
             abort_on_summary_failure=comp.abort_on_summary_failure,
+            max_output_tokens=settings.model.max_tokens,  # reserved out of the window: the trigger's input budget
         )
         self.memory = MemoryStore(
             home.memories,
@@ -134,11 +154,21 @@ class Agent:
         self.memory_hooks = MemoryManager(self.memory, self.events, self._external_memory_provider())
         for owner, schema in self.memory_hooks.tool_schemas():
             name = schema.get("function", schema).get("name", "")
-            self.registry.register(
-                FunctionTool.from_schema(schema, provider_tool_handler(self.memory_hooks, owner, name))
-            )
+            tool = FunctionTool.from_schema(schema, provider_tool_handler(self.memory_hooks, owner, name))
+            tool.source = f"memory:{getattr(owner, 'name', 'provider')}"
+            self.registry.register(tool)
+        self._on_close: list[Callable[[], None]] = []
+        self.extensions = load_extensions(settings.plugins.enabled)
+        self._add_plugin_tools()
+        self.mcp = McpManager(
+            self._mcp_servers(settings),
+            registry=self.registry,
+            emitter=self.events,
+            log_dir=home.root / "logs",
+            on_tools_changed=self.refresh_tools,
+        )
         self.tool_schemas = self.registry.schemas()  # one list, shared byte for byte with the review fork
-        self.plugins = PluginManager.from_names(settings.plugins.enabled, self.events)
+        self.plugins = PluginManager.from_names(settings.plugins.enabled, self.events, self.extensions.provided)
         self.session = LiveSession(
             db=db,
             emitter=self.events,
@@ -164,8 +194,11 @@ class Agent:
             emitter=self.events,
             memory_hooks=self.memory_hooks,
             enabled=comp.enabled,
+            in_place=comp.in_place,
         )
         self._turn_lock = asyncio.Lock()
+        self._window_detector: WindowDetector | None = None
+        self.cooldowns = CooldownKeeper(self.compressor, db, lambda: self.session.id) if db is not None else None
         self.moves = SessionMoves(
             session=self.session,
             meter=self.meter,
@@ -177,7 +210,7 @@ class Agent:
         self.reviewer = BackgroundReviewer(
             provider=lambda: self.provider,
             registry=self.registry,
-            tool_schemas=self.tool_schemas,
+            tool_schemas=lambda: self.tool_schemas,
             settings=settings,
             context_length=lambda: self.meter.context_length,
             emitter=self.events,
@@ -217,6 +250,58 @@ class Agent:
         self.goals = GoalKeeper(
             session=self.session, judge=lambda: self.aux_provider or self.provider, emitter=self.events
         )
+        self.pins = Pins(session=self.session, emitter=self.events, busy=self._turn_lock.locked)
+        self.display = DisplayOptions(self.events)
+        self.reasoning = ReasoningEffort(self.chain, settings.model.reasoning_effort)
+        self.personality = ""  # the /personality name in use ("" = none)
+        self.background = BackgroundRuns(self)
+
+    # ------------------------------------------------------------------ tools from MCP servers and plugins
+
+    def _mcp_servers(self, settings: Settings) -> list[ServerConfig]:
+        """The configured MCP servers, checked (ConfigError: one line naming the key)."""
+        return parse_servers(settings.mcp_servers, source=str(self.home.config_file), env=os.environ)
+
+    def _add_plugin_tools(self) -> None:
+        """The enabled plugins' tools join; a name already taken keeps its owner (one line). Their
+        slash commands join the command registry in `core.bootstrap.open_agent`."""
+        for problem in self.extensions.problems:
+            self.events.warn(problem)
+        for tool in self.extensions.tools:
+            if tool.name in self.registry:
+                self.events.warn(f"{tool.source}: tool '{tool.name}' left out: the name belongs to a built-in tool")
+                continue
+            self.registry.register(tool)
+
+    def call_on_close(self, callback: Callable[[], None]) -> None:
+        """Run `callback` when the agent closes (e.g. to take back the slash commands its plugins added)."""
+        self._on_close.append(callback)
+
+    def start_mcp(self) -> None:
+        """Start connecting the MCP servers in the background (returns at once; see `core.mcp.manager`)."""
+        self.mcp.start()
+
+    async def wait_for_mcp(self) -> None:
+        """Wait until every MCP server has connected or failed once (a one-shot run does, before its turn)."""
+        await self.mcp.wait_ready()
+
+    def refresh_tools(self) -> None:
+        """Send the registry's current tools (on ones only) from the next turn on; a new list, never an edit."""
+        schemas = self.registry.schemas()
+        if schemas != self.tool_schemas:
+            self.tool_schemas = schemas
+            self.meter.use_tool_schemas(schemas)
+
+    async def reload_mcp(self) -> str:
+        """/reload-mcp: read `mcp_servers` from the config again, restart every server, wait for them."""
+        try:
+            fresh = load_settings(self.home, env=os.environ)
+            servers = self._mcp_servers(fresh)
+        except ConfigError as exc:
+            raise SessionError(f"{exc} — the MCP servers were left as they are") from None
+        summary = await self.mcp.reload(servers)
+        self.refresh_tools()
+        return summary
 
     # ------------------------------------------------------------------ what the front-ends read
 
@@ -249,6 +334,57 @@ class Agent:
 
     def budget(self) -> ev.ContextBudget:
         return self.meter.budget()
+
+    def watch_window(self, base_url: str, api_key: str = "") -> WindowDetector | None:
+        """Learn the primary model's window from its server (core/context/window_probe.py): the last
+        report at once, a fresh one in the background. Nothing to do when `model.context_length` is
+        set (it wins) or the endpoint reports no windows."""
+        route = self.chain.primary
+        if self.settings.model.context_length > 0 or not should_ask(route.choice.provider, base_url):
+            return None
+        cache = WindowCache(self.home.root / CACHE_FILE_NAME)
+        detector = WindowDetector(
+            cache=cache, base_url=base_url, model=route.choice.model, api_key=api_key, apply=self.use_reported_window
+        )
+        cached = detector.cached()
+        if cached is not None:
+            self.use_reported_window(cached, f"last reported by the server at {base_url}", quiet=True)
+        self._window_detector = detector
+        detector.start()
+        return detector
+
+    def warn_unknown_window(self) -> None:
+        self.events.warn(
+            f"Unknown model '{self.provider.model}': assuming a {self.meter.context_length:,}-token window. "
+            "Set --context-length or model.context_length to its real window.",
+            once_key="unknown-window",
+        )
+
+    def use_reported_window(self, tokens: int | None, where: str, *, quiet: bool = False) -> None:
+        """The primary model's window is `tokens` (its server says so; None: it did not say): every
+        budget and the gauge follow."""
+        route = self.chain.primary
+        detector = self._window_detector
+        if detector is not None and detector.model != route.choice.model:
+            return  # /model switched away meanwhile: the report is about another model
+        if tokens is None:
+            if not route.window_known:
+                self.warn_unknown_window()
+            return
+        changed = (route.window, route.window_known) != (tokens, True)
+        route.window, route.window_known = tokens, True
+        if not self.chain.on_fallback:
+            self.meter.use_window(tokens, True)
+            self.meter.publish()
+        if changed and not quiet:
+            self.events.review("info", f"Context window: {tokens:,} tokens ({where})")
+        if tokens < MINIMUM_CONTEXT_LENGTH:
+            self.events.warn(
+                f"The model's window is {tokens:,} tokens ({where}), below the {MINIMUM_CONTEXT_LENGTH:,} "
+                "tokens Hermes needs for tool work; compression will fire at "
+                f"{self.compressor.threshold_tokens:,}. Give the server a larger context (e.g. Ollama's num_ctx).",
+                once_key=f"small-window:{tokens}",
+            )
 
     @property
     def permission_mode(self) -> PermissionMode:
@@ -291,6 +427,7 @@ class Agent:
         """Run one user turn to completion, interruption or failure; persist what happened."""
         async with self._turn_lock:
             self._restore_primary()
+            self.refresh_tools()
             return await TurnRunner(self._turn_deps(), user_message).run()
 
     def _restore_primary(self) -> None:
@@ -384,6 +521,7 @@ class Agent:
                 soul=self._soul(),
                 skills_listing=self._skills_listing() if "skill_view" in self.registry else "",
                 provider_block=self.memory_hooks.system_prompt_block(),
+                context_length=self.meter.context_length,
             )
         )
 
@@ -411,14 +549,27 @@ class Agent:
         return await self.moves.new_session(title)
 
     async def resume(self, ref: str) -> str:
-        return await self.moves.resume(ref)
+        said = await self.moves.resume(ref)
+        await self._restore_cooldown()
+        await self.pins.restore()
+        return said
+
+    async def _restore_cooldown(self) -> None:
+        """A resumed session keeps the summary-failure pause it had (core/context/cooldown_store.py)."""
+        if self.cooldowns is not None and await self.cooldowns.restore() > 0:
+            self.events.review("compression", "Automatic compression stays paused: the summary model failed recently")
 
     async def continue_session(self, title: str | None = None) -> str:
         """Continue the most recent session, or the newest one titled `title` (`hermes-tui -c [title]`)."""
-        return await self.moves.continue_latest(title)
+        said = await self.moves.continue_latest(title)
+        await self._restore_cooldown()
+        await self.pins.restore()
+        return said
 
     async def branch(self, name: str | None = None) -> str:
-        return await self.moves.branch(name)
+        said = await self.moves.branch(name)
+        await self.pins.carry()  # a branch keeps the pins it was copied with
+        return said
 
     async def branch_at(self, message_index: int, *, edit: bool = False, name: str | None = None) -> BranchResult:
         """Branch from any message of `messages` (the message cursor's "branch here" / "edit and resend").
@@ -428,13 +579,35 @@ class Agent:
         is the message's text for the prompt. The original session keeps all its messages.
         Raises SessionError (one line) for a bad index, a non-user message to edit, or a running turn.
         """
-        return await self.moves.branch_at(message_index, edit=edit, name=name)
+        result = await self.moves.branch_at(message_index, edit=edit, name=name)
+        await self.pins.carry()
+        return result
+
+    async def pin_message(self, index: int, label: str = "") -> str:
+        """Pin `messages[index]`: the next compression keeps it (and its tool-call group) verbatim.
+        Idle only; a SessionError (one line) for a bad index, a summary or an unsaved message."""
+        return await self.pins.pin(index, label)
+
+    async def unpin_message(self, index: int, label: str = "") -> str:
+        return await self.pins.unpin(index, label)
+
+    def set_personality(self, name: str) -> str:
+        """/personality NAME ("none" clears it): the overlay goes with every request from the next one on."""
+        text = personality_text(name)
+        if text is None:
+            raise SessionError(f"unknown personality '{name.strip()}'")
+        self.personality = name.strip().lower() if text else ""
+        self.session.prompt_overlay = overlay_for(text)
+        self.meter.publish()
+        return self.personality
 
     async def set_title(self, name: str | None) -> str:
         return await self.moves.title(name)
 
     async def undo(self, count: int = 1) -> str:
-        return await self.moves.undo(count)
+        text = await self.moves.undo(count)
+        await self.pins.carry()  # the record loses the pins of the removed messages
+        return text
 
     async def compress(self, args: str = "") -> str:
         return await self.moves.compress(args)
@@ -455,6 +628,7 @@ class Agent:
         provider = switched_provider(self.provider, model)
         old = self.provider.label
         self.chain.replace_primary(provider, window, known)
+        self.reasoning.apply()
         self.meter.use_window(window, known)
         if self.db is not None and self.session.row_created:
             await self.db.update_session_model(self.session.id, model)
@@ -467,14 +641,26 @@ class Agent:
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def wait_for_background_work(self, timeout: float = 60.0) -> None:
-        """Let a running self-review finish (a one-shot CLI run waits for it before closing)."""
+    async def wait_for_background_work(self, timeout: float = 60.0, *, background: bool = True) -> None:
+        """Let a running self-review (up to `timeout`) and, with `background`, the /background turns
+        finish (they end on their own: stream timeouts bound them). A one-shot CLI run waits for both."""
         await self.reviewer.wait(timeout)
+        if background:
+            await self.background.wait()
 
     async def close(self, end_reason: str = "cli_close") -> None:
         """Stop background work, end the live session (only if its row exists), release resources."""
+        await self.background.stop()
+        mcp_closed = asyncio.ensure_future(self.mcp.close())  # servers stop alongside the rest
+        for callback in self._on_close:
+            with contextlib.suppress(Exception):
+                callback()
         await self.learning.close()
         await self.checkpoints.close()
+        if self._window_detector is not None:
+            await self._window_detector.aclose()
+        if self.cooldowns is not None:
+            await self.cooldowns.flush()
         if self.session.row_created:
             self.memory_hooks.on_session_end(self.session.messages)
         await self.memory_hooks.shutdown()
@@ -485,3 +671,5 @@ class Agent:
                 await self.aux_provider.aclose()
             except Exception:
                 pass
+        with contextlib.suppress(Exception):
+            await mcp_closed

@@ -10,6 +10,16 @@ compression without a record, e.g. one Hermes made, everything up to the verbati
 `compression_at_or_above(db, session_id)` finds the compression a session's summary comes from
 (itself or its nearest ancestor that is a compression continuation). `reinjection_note` is the
 quoted user note that brings a summarised message back into the current context.
+
+An in-place compaction (Hermes's mode: one session id, the replaced rows kept with `compacted = 1`)
+is inspected on the session itself: `summarised` are its compacted rows (what every in-place
+compaction of it replaced, in order), the summary is the live rows' handoff message, and the
+figures come from `state_meta["compaction:<session id>"]` when we made it (estimated otherwise).
+A session compacted in place is its own answer to `compression_at_or_above`.
+
+Messages pinned in the middle (`pinned_ids` in the record: the parent's rows,
+core/session/pins.py) were kept verbatim: they are `CompressionDetails.pinned`, not among the
+summarised ones.
 """
 
 from __future__ import annotations
@@ -23,6 +33,8 @@ from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
 from hermes_tui.core.messages import Message, content_text
 from hermes_tui.store.codec import json_object
 from hermes_tui.store.models import is_summary_text
+
+IN_PLACE_RECORD_PREFIX = "compaction:"  # the orchestrator's record of a session's latest in-place compaction
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
@@ -62,6 +74,9 @@ class CompressionDetails:
     at: float | None
     summary: str  # the handoff summary's body ("" when the child has none)
     summarised: tuple[SummarisedMessage, ...]
+    pinned: tuple[SummarisedMessage, ...] = ()  # middle messages kept verbatim because they were pinned
+    in_place: bool = False  # compacted in place: child_id == parent_id, `summarised` are its compacted rows
+    compactions: int = 0  # how many in-place compactions the session had
 
     @property
     def saved_percent(self) -> int:
@@ -75,16 +90,22 @@ def read_record(raw: str | None) -> dict[str, Any] | None:
     return json_object(raw)
 
 
-def summarised_span(parent: list[Message], child: list[Message], dropped: int | None) -> tuple[int, int]:
-    """[start, end) of the parent messages the child's summary replaced.
+def summarised_span(
+    parent: list[Message], child: list[Message], dropped: int | None, pinned: frozenset[int] = frozenset()
+) -> tuple[int, int]:
+    """[start, end) of the parent messages the child's summary replaced (pinned ones in it kept).
 
     The head both histories start with is verbatim; the summary takes the next `dropped`
-    messages. Without a count, everything up to the tail both histories end with (the first tail
-    message may carry the summary in front of its own text).
+    messages that are not pinned (`pinned`: their row ids). Without a count, everything up to the
+    tail both histories end with (the first tail message may carry the summary in front of its own text).
     """
     start = common_prefix(parent, child)
     if dropped is not None and dropped >= 0:
-        return start, min(len(parent), start + dropped)
+        end, taken = start, 0
+        while end < len(parent) and taken < dropped:
+            taken += parent[end].get("_db_id") not in pinned
+            end += 1
+        return start, end
     tail = 0
     while tail < len(parent) - start and tail < len(child) - start:
         kept, copy = parent[-1 - tail], child[-1 - tail]
@@ -119,11 +140,54 @@ async def _history(db: SessionDB, session_id: str) -> list[Message]:
     return [m for m in await db.get_messages_as_conversation(session_id) if m.get("role") != "session_meta"]
 
 
+def _float_or_none(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+async def _inspect_in_place(db: SessionDB, session_id: str, row: dict[str, Any]) -> CompressionDetails:
+    """What the in-place compactions of `session_id` replaced, and the summary the live rows start with."""
+    record = read_record(await db.get_meta(IN_PLACE_RECORD_PREFIX + session_id))
+    rows = await db.get_record_messages(session_id)
+    compacted = [(index, r) for index, r in enumerate(rows) if r.get("compacted")]
+    live: list[Message] = [r for r in rows if not r.get("compacted")]
+    summarised = tuple(
+        SummarisedMessage(
+            index, str(r.get("role") or ""), content_text(r.get("content")), r.get("id"), len(r.get("tool_calls") or [])
+        )
+        for index, r in compacted
+    )
+    before = estimate_messages_tokens_rough([r for _, r in compacted])
+    after = estimate_messages_tokens_rough(live)
+    return CompressionDetails(
+        child_id=session_id,
+        parent_id=session_id,
+        child_title=row.get("title"),
+        parent_title=row.get("title"),
+        recorded=record is not None,
+        reason=str(record.get("reason")) if record and record.get("reason") else None,
+        focus_topic=str(record.get("focus_topic")) if record and record.get("focus_topic") else None,
+        tokens_before=_int(record.get("tokens_before"), before) if record else before,
+        tokens_after=_int(record.get("tokens_after"), after) if record else after,
+        messages_before=_int(record.get("messages_before"), len(compacted)) if record else len(compacted),
+        messages_after=_int(record.get("messages_after"), len(live)) if record else len(live),
+        fallback_used=bool(record.get("fallback_used")) if record else None,
+        summary_error=str(record.get("summary_error")) if record and record.get("summary_error") else None,
+        at=_float_or_none(record.get("at")) if record else None,
+        summary=summary_body(live),
+        summarised=summarised,
+        in_place=True,
+        compactions=await db.compaction_count(session_id),
+    )
+
+
 async def inspect_compression(db: SessionDB, child_id: str) -> CompressionDetails:
-    """The details of the compression that started `child_id`. Raises InspectError."""
+    """The details of the compression that started `child_id` — or, for a session compacted in
+    place, of its in-place compactions. Raises InspectError."""
     child_row = await db.get_session(child_id)
     if child_row is None:
         raise InspectError(f"no session {child_id}")
+    if await db.count_compacted(child_id):
+        return await _inspect_in_place(db, child_id, child_row)
     parent_id = child_row.get("parent_session_id")
     record = read_record(await db.get_meta(RECORD_PREFIX + child_id))
     if not parent_id:
@@ -134,17 +198,13 @@ async def inspect_compression(db: SessionDB, child_id: str) -> CompressionDetail
     parent = await _history(db, parent_id)
     child = await _history(db, child_id)
     dropped = _int(record.get("dropped_count"), -1) if record else -1
-    start, end = summarised_span(parent, child, dropped if dropped >= 0 else None)
+    raw_pins = record.get("pinned_ids") if record else None
+    pins = frozenset(row for row in raw_pins if isinstance(row, int)) if isinstance(raw_pins, list) else frozenset()
+    start, end = summarised_span(parent, child, dropped if dropped >= 0 else None, pins)
     summarised = tuple(
-        SummarisedMessage(
-            index,
-            str(parent[index].get("role") or ""),
-            content_text(parent[index].get("content")),
-            parent[index].get("_db_id"),
-            len(parent[index].get("tool_calls") or []),
-        )
-        for index in range(start, end)
+        _described(parent, index) for index in range(start, end) if parent[index].get("_db_id") not in pins
     )
+    pinned = tuple(_described(parent, i) for i, m in enumerate(parent) if pins and m.get("_db_id") in pins)
     estimate_before = estimate_messages_tokens_rough(parent)
     estimate_after = estimate_messages_tokens_rough(child)
     at = record.get("at") if record else None
@@ -165,6 +225,18 @@ async def inspect_compression(db: SessionDB, child_id: str) -> CompressionDetail
         at=float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None,
         summary=summary_body(child),
         summarised=summarised,
+        pinned=pinned,
+    )
+
+
+def _described(history: list[Message], index: int) -> SummarisedMessage:
+    message = history[index]
+    return SummarisedMessage(
+        index,
+        str(message.get("role") or ""),
+        content_text(message.get("content")),
+        message.get("_db_id"),
+        len(message.get("tool_calls") or []),
     )
 
 
@@ -178,8 +250,11 @@ def _continues_by_compression(parent: dict[str, Any], child: dict[str, Any]) -> 
 
 
 async def compression_at_or_above(db: SessionDB, session_id: str) -> str | None:
-    """The child id of the compression whose summary `session_id` carries: itself when it is a
-    compression continuation, else its nearest such ancestor (a branch keeps its parent's summary)."""
+    """The child id of the compression whose summary `session_id` carries: itself when it was
+    compacted in place or is a compression continuation, else its nearest such ancestor (a branch
+    keeps its parent's summary)."""
+    if await db.count_compacted(session_id):
+        return session_id
     chain = await db.lineage_chain(session_id)
     for position in range(len(chain) - 1, 0, -1):
         child_id = chain[position]
@@ -204,16 +279,27 @@ def reinjection_note(message: SummarisedMessage, parent_id: str) -> str:
     )
 
 
+def heading_text(details: CompressionDetails) -> str:
+    """The first line of the details: which compression this is."""
+    if details.in_place:
+        title = f" “{details.child_title}”" if details.child_title else ""
+        times = f" ({details.compactions}×)" if details.compactions > 1 else ""
+        return f"Compacted in place: {details.child_id}{title}{times} — the same session, its replaced rows kept"
+    return f"Compression {details.parent_id} → {details.child_id}" + (
+        f" “{details.child_title}”" if details.child_title else ""
+    )
+
+
 def details_text(details: CompressionDetails, max_messages: int = 30) -> str:
     """The details as plain lines (what /inspect prints headless)."""
     estimated = "" if details.recorded else " (estimated: no record, made outside hermes-tui)"
     fallback = {None: "unknown", True: "yes — the summary model was unavailable", False: "no"}[details.fallback_used]
     lines = [
-        f"Compression {details.parent_id} → {details.child_id}"
-        + (f" “{details.child_title}”" if details.child_title else ""),
+        heading_text(details),
         f"Reason: {details.reason or 'unknown'} · focus: {details.focus_topic or '(none)'}",
         f"Tokens: ~{details.tokens_before:,} → ~{details.tokens_after:,} ({details.saved_percent}% saved){estimated}",
-        f"Messages: {details.messages_before} → {details.messages_after}; {len(details.summarised)} summarised",
+        f"Messages: {details.messages_before} → {details.messages_after}; {len(details.summarised)} summarised"
+        + (f", {len(details.pinned)} pinned kept verbatim" if details.pinned else ""),
         f"Fallback summary: {fallback}" + (f" ({details.summary_error})" if details.summary_error else ""),
         "",
         "Summary:",
@@ -227,4 +313,9 @@ def details_text(details: CompressionDetails, max_messages: int = 30) -> str:
         lines.append(f"  #{message.index + 1} {message.role}{calls}: {text[:160]}{'…' if len(text) > 160 else ''}")
     if len(details.summarised) > max_messages:
         lines.append(f"  … {len(details.summarised) - max_messages} more")
+    if details.pinned:
+        lines += ["", "Pinned (kept verbatim after the summary):"]
+        for message in details.pinned[:max_messages]:
+            text = " ".join(message.text.split())
+            lines.append(f"  #{message.index + 1} {message.role}: {text[:160]}{'…' if len(text) > 160 else ''}")
     return "\n".join(lines)

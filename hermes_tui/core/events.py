@@ -133,6 +133,8 @@ class CompressionFinished(Event):
     aborted: bool = False
     summary_error: str = ""
     focus_topic: str = ""
+    in_place: bool = False  # compacted in place (Hermes's mode): same session, replaced rows kept as compacted
+    session_id: str = ""  # the session the conversation continues in
 
 
 @dataclass(frozen=True)
@@ -307,6 +309,22 @@ class FilesRestored(Event):
     changed: int  # files set back
     removed: int  # files created after the checkpoint, deleted
     recreated: int  # files deleted after the checkpoint, back
+
+
+@dataclass(frozen=True)
+class PinsChanged(Event):
+    """The pinned messages of `session_id` (positions in Agent.messages) after /pin, /unpin or a resume."""
+
+    session_id: str
+    indices: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DisplayChanged(Event):
+    """What the front-end shows changed (/reasoning show|hide, /verbose): `core.display.DisplayOptions`."""
+
+    show_reasoning: bool
+    tool_progress: str  # off | new | all | verbose (Hermes's /verbose cycle)
 
 
 EventSink = Callable[[Event], None]

@@ -17,19 +17,34 @@ implements any of the hooks; missing ones are skipped:
 
 A hook may be a coroutine function. A plugin that raises is disabled for the rest of the session,
 with one warning; the turn goes on as if it had not been there.
+
+Two more entry-point groups let an enabled plugin (the same `plugins.enabled` names) add to
+the agent, beside the memory-provider and hook groups:
+
+    hermes_tui.tools      a Tool subclass, a Tool, or a callable returning a Tool or a list of them;
+                          registered under their names (a built-in's name keeps the built-in)
+    hermes_tui.commands   a command spec — `core.commands.Command`, or a table with name, help and
+                          handler(agent, args) (sync or async, returning text or a CommandResult),
+                          usage, aliases — a list of them, or a callable returning one or a list
+
+`load_extensions` reads both; anything that fails to import, build or fit is one line (never a
+traceback) and the rest load.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
 from hermes_tui.core.emitter import Emitter
+from hermes_tui.core.tools.base import Tool
 
 ENTRY_POINT_GROUP = "hermes_tui.plugins"
+TOOLS_GROUP = "hermes_tui.tools"
+COMMANDS_GROUP = "hermes_tui.commands"
 
 
 class PluginLoadError(Exception):
@@ -63,6 +78,65 @@ def load_plugin(name: str) -> Any:
     raise PluginLoadError(f"plugin '{name}' is enabled in the config but no installed package provides it")
 
 
+@dataclass
+class Extensions:
+    """What the enabled plugins add: tools (their `source` set to "plugin:<name>"), command specs
+    per source, the problems (one line each) and every enabled name some group provides."""
+
+    tools: list[Tool] = field(default_factory=list)
+    commands: dict[str, list[Any]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    provided: set[str] = field(default_factory=set)
+
+
+def _entries(group: str, names: Sequence[str]) -> list[metadata.EntryPoint]:
+    wanted = set(names)
+    return [entry for entry in metadata.entry_points(group=group) if entry.name in wanted]
+
+
+def _built(value: Any) -> list[Any]:
+    """A loaded entry point's offer: a class or factory is called with no arguments; a list stays a list."""
+    if inspect.isclass(value) or (callable(value) and not isinstance(value, Tool) and not _is_spec(value)):
+        value = value()
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def _is_spec(value: Any) -> bool:
+    return hasattr(value, "handler") and hasattr(value, "name")
+
+
+def _failure(name: str, what: str, exc: BaseException) -> str:
+    detail = " ".join(str(exc).split())[:200] or "no details"
+    return f"plugin '{name}' failed to load its {what}: {type(exc).__name__}: {detail}"
+
+
+def load_extensions(names: Sequence[str]) -> Extensions:
+    """The tools and command specs the enabled plugins offer through the two entry-point groups."""
+    found = Extensions()
+    for entry in _entries(TOOLS_GROUP, names):
+        found.provided.add(entry.name)
+        try:
+            offered = _built(entry.load())
+        except Exception as exc:
+            found.problems.append(_failure(entry.name, "tools", exc))
+            continue
+        for tool in offered:
+            if not isinstance(tool, Tool) or not getattr(tool, "name", ""):
+                found.problems.append(f"plugin '{entry.name}': left out {type(tool).__name__}, which is not a Tool")
+                continue
+            tool.source = f"plugin:{entry.name}"
+            found.tools.append(tool)
+    for entry in _entries(COMMANDS_GROUP, names):
+        found.provided.add(entry.name)
+        try:
+            found.commands.setdefault(f"plugin:{entry.name}", []).extend(_built(entry.load()))
+        except Exception as exc:
+            found.problems.append(_failure(entry.name, "commands", exc))
+    return found
+
+
 class PluginManager:
     """The enabled plugins of one agent, each isolated from the others and from the turn."""
 
@@ -72,9 +146,15 @@ class PluginManager:
         self._started: set[str] = set()
 
     @classmethod
-    def from_names(cls, names: Sequence[str], emitter: Emitter) -> PluginManager:
+    def from_names(
+        cls, names: Sequence[str], emitter: Emitter, provided: set[str] | frozenset[str] = frozenset()
+    ) -> PluginManager:
+        """The hook plugins of `names`; a name `provided` by the tools/commands groups needs no hooks."""
         loaded: list[tuple[str, Any]] = []
+        hooks = {entry.name for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
         for name in names:
+            if name in provided and ":" not in name and name not in hooks:
+                continue
             try:
                 loaded.append((name, load_plugin(name)))
             except PluginLoadError as exc:

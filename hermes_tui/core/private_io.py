@@ -9,8 +9,10 @@ files and its skills usage sidecar, so the two programs serialise their writes t
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,7 +50,11 @@ def file_lock(path: Path) -> Iterator[None]:
     try:
         fd = create_private_file(target, exclusive=True)
     except FileExistsError:
-        fd = os.open(target, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))  # flock needs no write access
+        # flock needs no write access; O_NONBLOCK: a FIFO put there must not hang the open
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, f"{target} is not a regular file; remove it so the lock can be made")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:

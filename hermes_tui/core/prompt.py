@@ -84,6 +84,7 @@ class PromptInputs:
     soul: str = ""  # the home's SOUL.md, replacing the built-in identity
     skills_listing: str = ""  # the <available_skills> block
     provider_block: str = ""  # an external memory provider's static block
+    context_length: int = 0  # the model's window: a larger one lets a project context file take more
 
 
 def skills_section(listing: str) -> str:
@@ -102,9 +103,10 @@ def build_system_prompt(inputs: PromptInputs) -> str:
     context: list[str] = []
     if inputs.extra_system_message.strip():
         context.append(inputs.extra_system_message.strip())
-    found = find_context_file(inputs.cwd)
+    found = find_context_file(inputs.cwd, inputs.context_length)
     if found is not None:
-        context.append(f"# Project context from {found.name}\n\n{found.text}")
+        intro = f"The project's instructions, from {found.name}; follow them."
+        context.append(f"# Project context\n\n{intro}\n\n{found.text}")
 
     started = inputs.session_started or datetime.now()
     volatile: list[str] = []

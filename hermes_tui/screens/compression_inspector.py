@@ -43,10 +43,17 @@ def facts_text(details: CompressionDetails) -> Text:
     text = Text()
     child = visible(details.child_title) if details.child_title else details.child_id
     parent = visible(details.parent_title) if details.parent_title else details.parent_id
-    text.append("⇣ ", "bold")
-    text.append(f"{parent}", "bold")
-    text.append(" → ")
-    text.append(f"{child}", "bold")
+    if details.in_place:  # Hermes's mode: the same session, the replaced rows kept as compacted
+        text.append("🗜 compacted in place ", "bold")
+        text.append(f"{child}", "bold")
+        if details.compactions > 1:
+            text.append(f" ({details.compactions}×)")
+        text.append(" — same session; the messages below were replaced and are kept", "dim")
+    else:
+        text.append("⇣ ", "bold")
+        text.append(f"{parent}", "bold")
+        text.append(" → ")
+        text.append(f"{child}", "bold")
     if details.at:
         text.append(f"  {datetime.fromtimestamp(details.at):%Y-%m-%d %H:%M}", "dim")
     text.append("\nReason: ")

@@ -1,1 +1,1 @@
-"""Persistence: the Hermes-compatible SQLite `state.db` (schema v14), FTS search, lineage queries."""
+"""Persistence: the Hermes-compatible SQLite `state.db` (schema v21), FTS search, lineage queries."""

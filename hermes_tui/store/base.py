@@ -27,6 +27,19 @@ class StoreBase:
         return self._conns.schema.trigram_available
 
     @property
+    def has_compacted_column(self) -> bool:
+        """Whether `messages.compacted` exists (every file we write; a v14 file read as it is has none)."""
+        return self._conns.schema.compacted
+
+    def visible_rows_sql(self, alias: str = "m") -> str:
+        """The rows search and the record show: live ones and those an in-place compaction archived
+        (`compacted = 1`), never rewound ones (`active = 0, compacted = 0`), as Hermes's search."""
+        prefix = f"{alias}." if alias else ""
+        if not self.has_compacted_column:
+            return f"{prefix}active = 1"
+        return f"({prefix}active = 1 OR {prefix}compacted = 1)"
+
+    @property
     def journal_mode(self) -> str:
         return self._conns.journal_mode
 

@@ -29,13 +29,16 @@ from hermes_tui.store.schema import (
     FTS_TABLE,
     FTS_TRIGGERS,
     INDEXED_TEXT_SQL,
+    OLDEST_READABLE_VERSION,
     SCHEMA_VERSION,
+    TABLES_AFTER_V14,
     TRIGRAM_TABLE,
     fts_support,
     needs_schema_work,
 )
 
 OK = "ok"
+NOTE = "note"  # worth knowing, with its fix; not a problem (exit 0)
 WARNING = "warning"
 PROBLEM = "problem"
 
@@ -216,15 +219,17 @@ def _tables(conn: sqlite3.Connection, kind: str) -> set[str]:
 
 def _schema(conn: sqlite3.Connection, fts: bool, trigram: bool) -> Finding:
     tables = _tables(conn, "table")
-    missing = sorted(set(CORE_TABLES) - tables)
+    missing = sorted(set(CORE_TABLES) - set(TABLES_AFTER_V14) - tables)
     if missing:
         return Finding("schema", PROBLEM, f"missing tables: {', '.join(missing)} (the next open creates them)")
     row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
     version = None if row is None or row[0] is None else int(row[0])
     if version is None:
-        return Finding("schema", PROBLEM, "no schema version recorded (the next open records v14)")
+        return Finding("schema", PROBLEM, f"no schema version recorded (the next open records v{SCHEMA_VERSION})")
     if version > SCHEMA_VERSION:
         return Finding("schema", WARNING, f"v{version}, newer than the v{SCHEMA_VERSION} this version knows")
+    if OLDEST_READABLE_VERSION <= version < SCHEMA_VERSION:  # older Hermes's (and ours): it works as it is
+        return Finding("schema", OK, f"v{version}; read as it is, upgraded to v{SCHEMA_VERSION} by the next write")
     if version < SCHEMA_VERSION:
         return Finding("schema", WARNING, f"v{version}; the next open upgrades it to v{SCHEMA_VERSION}")
     if needs_schema_work(conn, fts, trigram):

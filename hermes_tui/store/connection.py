@@ -1,6 +1,6 @@
 """The two SQLite connections behind a SessionDB and the rules for using them.
 
-Owns: opening a file (regular-file and header check, WAL with the DELETE fallback, foreign keys, schema v14,
+Owns: opening a file (regular-file and header check, WAL with the DELETE fallback, foreign keys, schema v21,
 `synchronous=FULL` on the writer as Hermes leaves it — measured at ~0.3 ms more per commit than
 NORMAL, off the event loop, so we keep Hermes's durability (docs/PERFORMANCE.md);
 a new file is created 0600 first, so SQLite gives its -wal and -shm the same private mode),
@@ -10,8 +10,12 @@ and on close, and a separate reader connection so reads never wait behind a writ
 A whole transaction, or a whole multi-statement read, runs as one call on the connection's
 aiosqlite thread (through `Connection._execute`, the primitive aiosqlite's own methods queue
 work with): one thread hop instead of one per statement.
-A read-only open (`read_only=True`, for the read commands in a home we cannot write) has only
-the reader: no schema work, no checkpoints, and writes raise `StoreError`.
+A read-only open (`read_only=True`: the read commands, replay) has only the reader: no schema
+work, no checkpoints, our extra indexes never built, and writes raise `StoreError`; it reads a
+v14..v21 file as it is (`SchemaState.compacted` says whether `messages.compacted` exists).
+Our two extra indexes (`store.extra_indexes`) are built only when asked (`start_extra_indexes`,
+the TUI after its first screen): in the background, on the writer's thread, giving way to every
+write of ours (the build is interrupted and retried once writes have paused).
 Every connection opened here is remembered weakly: `stop_leftover_connections` ends the worker
 threads of any left open, so a missed `close()` can never keep the process from exiting
 (aiosqlite's worker threads are not daemons).
@@ -33,10 +37,19 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from hermes_tui.store.errors import StoreError
+from hermes_tui.store.errors import SchemaTooOld, StoreError
+from hermes_tui.store.extra_indexes import IndexBuilder
 from hermes_tui.store.file_modes import make_private_dir, touch_private_file
 from hermes_tui.store.regular_files import read_regular_head, sqlite_files_problem
-from hermes_tui.store.schema import SCHEMA_VERSION, SchemaState, ensure_schema, fts_support, needs_schema_work
+from hermes_tui.store.schema import (
+    OLDEST_READABLE_VERSION,
+    SCHEMA_VERSION,
+    SchemaState,
+    ensure_schema,
+    fts_support,
+    readable_as_is,
+    state_of,
+)
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +138,7 @@ def _prepare_file(path: Path) -> tuple[SchemaState, str]:
             conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             conn.execute("PRAGMA foreign_keys=ON")
             mode = apply_wal_with_fallback(conn, str(path))
-            state = ensure_schema(conn)
+            state = ensure_schema(conn, path.parent)
             return state, mode
         except sqlite3.Error as exc:
             if is_locked_error(exc) and attempt < WRITE_ATTEMPTS - 1:
@@ -187,7 +200,7 @@ def connect_query_only(path: Path, *, timeout: float = BUSY_TIMEOUT_S) -> sqlite
     checkpoints and removes the -wal and -shm, as any of ours does); elsewhere
     `connect_read_only`. Raises StoreError (missing file, not SQLite, unreadable).
     """
-    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
+    if not _may_write(path):
         return connect_read_only(path, timeout=timeout)[0]
     if not path.exists():
         raise StoreError(f"no session database at {path}")
@@ -207,20 +220,29 @@ def _is_read_only_error(exc: sqlite3.Error) -> bool:
     return "readonly" in text or "read-only" in text or "unable to open" in text
 
 
-def _inspect_read_only(path: Path) -> tuple[SchemaState, str, str]:
-    """Schema state, journal mode and URI of a file opened read-only; StoreError if it needs schema work."""
-    conn, uri = connect_read_only(path)
+def _may_write(path: Path) -> bool:
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _inspect_read_only(path: Path) -> tuple[SchemaState, str, str | None]:
+    """Schema state, journal mode and the URI of a file opened read-only (None: a plain `query_only`
+    connection, where we may write, so closing it leaves no -wal/-shm behind); SchemaTooOld if it
+    cannot be read as it is."""
+    if _may_write(path):
+        conn, uri = connect_query_only(path), None
+    else:
+        conn, uri = connect_read_only(path)
     try:
         fts, trigram = fts_support()
         stored = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] if _has_table(conn) else None
-        if needs_schema_work(conn, fts, trigram, ours=False):
+        if not readable_as_is(conn, fts, trigram):
             found = f"schema v{stored}" if stored else "an older schema"
-            raise StoreError(
-                f"{path}: has {found} and needs an upgrade to v{SCHEMA_VERSION}, but it is read-only here;"
-                " open it once with write access"
+            raise SchemaTooOld(
+                f"{path}: has {found} and needs an upgrade to v{SCHEMA_VERSION} (a read-only open reads"
+                f" v{OLDEST_READABLE_VERSION} and later), but it is read-only here; open it once with write access"
             )
         mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-        return SchemaState(fts_available=fts, trigram_available=trigram, version=int(stored)), mode, uri
+        return state_of(conn, fts, trigram), mode, uri
     except sqlite3.Error as exc:
         raise StoreError(describe_error(path, exc)) from None
     finally:
@@ -298,11 +320,13 @@ class StoreConnections:
         self.journal_mode = journal_mode
         self._write_lock = asyncio.Lock()
         self._writes = 0
+        self._last_write = 0.0  # time.monotonic() of the last write of ours
         self._closed = False
+        self.extra_indexes = IndexBuilder(self._run_on_writer, self._write_lock, lambda: self._last_write)
 
     @classmethod
     async def open(cls, path: Path, *, read_only: bool = False) -> StoreConnections:
-        """Open (creating if needed) and bring to schema v14; `read_only` opens an existing file as is."""
+        """Open (creating if needed) and bring to schema v21; `read_only` opens an existing file as is."""
         path = Path(path).expanduser()
         if read_only:
             return await cls._open_read_only(path)
@@ -326,7 +350,10 @@ class StoreConnections:
     async def _open_read_only(cls, path: Path) -> StoreConnections:
         schema, mode, uri = await asyncio.to_thread(_inspect_read_only, path)
         try:
-            reader = await _open(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            if uri is None:
+                reader = await _open(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            else:
+                reader = await _open(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             reader.row_factory = sqlite3.Row
             await reader.execute("PRAGMA query_only=ON")
         except sqlite3.Error as exc:
@@ -352,6 +379,7 @@ class StoreConnections:
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         writer = self._writer()
+        self.extra_indexes.interrupt()  # a background index build gives way to every write
         async with self._write_lock:
             for attempt in range(WRITE_ATTEMPTS):
                 try:
@@ -362,6 +390,7 @@ class StoreConnections:
                         continue
                     raise StoreError(describe_error(self.path, exc)) from None
                 self._writes += 1
+                self._last_write = time.monotonic()
                 if self._writes % CHECKPOINT_EVERY_WRITES == 0:
                     await self.checkpoint()
                 return result
@@ -384,6 +413,17 @@ class StoreConnections:
             raise StoreError(f"{self.path}: opened read-only; nothing can be saved")
         return self.writer
 
+    async def _run_on_writer(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work(conn)` on the writer's thread, outside any transaction (the index builder's own)."""
+        writer = self._writer()
+        return await writer._execute(work, writer._conn)
+
+    def start_extra_indexes(self) -> asyncio.Task[list[str]] | None:
+        """Build our missing extra indexes in the background (never for a read-only open)."""
+        if self.writer is None or self._closed:
+            return None
+        return self.extra_indexes.start()
+
     async def checkpoint(self) -> None:
         """PASSIVE WAL checkpoint: copies what it can without waiting for readers."""
         if self.writer is None:
@@ -397,6 +437,7 @@ class StoreConnections:
         """Statements that cannot run in a transaction (VACUUM); serialized with writes."""
         self._ensure_open()
         writer = self._writer()
+        self.extra_indexes.interrupt()
         async with self._write_lock:
             try:
                 await writer.execute_fetchall(sql, params)
@@ -464,6 +505,8 @@ class StoreConnections:
         """Checkpoint (PASSIVE) and close both connections; safe to call twice."""
         if self._closed:
             return
+        if self.writer is not None:
+            await self.extra_indexes.stop()
         async with self._write_lock:
             self._closed = True
             await self.checkpoint()

@@ -6,7 +6,8 @@ messages.py (message rows, conversation restore, rewind), titles.py, lineage.py 
 resolution, tree), listing.py (`list_sessions_rich`), search.py (FTS), locks.py (compression
 lock), views.py (message windows around an anchor), preview.py (what the tree previews of a
 session), maintenance.py (prune/vacuum/FTS optimize). connection.py owns the SQLite connections,
-schema.py the v14 schema. All methods are async; open with `await SessionDB.open(path)`.
+schema.py the v21 schema, extra_indexes.py our two indexes (built in the background when asked).
+All methods are async; open with `await SessionDB.open(path)`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class SessionDB(
     InsightsMixin,
     PreviewMixin,
 ):
-    """Async access to one Hermes-compatible `state.db` (schema v14)."""
+    """Async access to one Hermes-compatible `state.db` (schema v21; a v14 file is read as it is read-only)."""
 
     sanitize_title = staticmethod(sanitize_title)
 
@@ -53,10 +54,11 @@ class SessionDB(
 
     @classmethod
     async def open(cls, path: str | Path, *, read_only: bool = False) -> SessionDB:
-        """Open (creating if needed) the database at `path` and bring it to schema v14.
+        """Open (creating if needed) the database at `path` and bring it to schema v21.
 
-        `read_only=True` opens an existing file without writing anything (not even a schema
-        upgrade, so an out-of-date file is a StoreError); every write then raises StoreError.
+        `read_only=True` opens an existing file without writing anything (no schema upgrade: a v14
+        file is read as it is, an older one is a SchemaTooOld StoreError); every write then raises
+        StoreError. Our extra indexes are not built here (`start_extra_indexes`).
         Raises StoreError with one line naming the file when it is not a usable SQLite database.
         """
         return cls(await StoreConnections.open(Path(path), read_only=read_only))
@@ -64,6 +66,16 @@ class SessionDB(
     @property
     def read_only(self) -> bool:
         return self._conns.read_only
+
+    def start_extra_indexes(self) -> None:
+        """Build our two extra indexes in the background if the file lacks them (store.extra_indexes)."""
+        self._conns.start_extra_indexes()
+
+    async def build_extra_indexes(self) -> list[str]:
+        """Build the missing extra indexes now (scripts, tests); returns the names built."""
+        if self.read_only:
+            return []
+        return await self._conns.extra_indexes.build_now()
 
     async def close(self) -> None:
         """Checkpoint and close; safe to call twice."""

@@ -13,3 +13,7 @@ class SessionNotFound(StoreError):
 
 class AmbiguousSession(StoreError):
     """An id prefix matches more than one session."""
+
+
+class SchemaTooOld(StoreError):
+    """A read-only open met a file older than the oldest schema it reads as it is (v14)."""

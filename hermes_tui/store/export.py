@@ -1,9 +1,12 @@
 """Exporting a session, or its whole lineage root -> tip, as Markdown, JSON or JSON Lines.
 
 A lineage export is one document: each session of the chain in order with the kind of edge
-that led to it. Compression summaries (the handoff message that opens a continuation) are
-flagged `compression_summary`; at a branch point the history the branch copied from its parent
-is not repeated (`inherited_messages` says how many rows were skipped).
+that led to it. Compression summaries (the handoff message that opens a continuation, or that an
+in-place compaction put in front of the live rows) are flagged `compression_summary`; at a branch
+point the history the branch copied from its parent is not repeated (`inherited_messages` says
+how many rows were skipped). The rows an in-place compaction replaced (Hermes's `compacted = 1`)
+are exported too, in their place, each marked `"compacted": true`, with the session's
+`compacted_messages` count (rewound rows are not exported).
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ def _export_message(row: dict[str, Any], in_continuation: bool) -> dict[str, Any
         if row.get(key):
             message[key] = row[key]
     message["timestamp"] = row["timestamp"]
-    if in_continuation and is_summary_text(flatten_text(row["content"])):
+    if row.get("compacted"):
+        message["compacted"] = True
+    elif in_continuation and is_summary_text(flatten_text(row["content"])):
         message["kind"] = "compression_summary"
     return message
 
@@ -73,7 +78,8 @@ async def build_export(db: SessionDB, session_id: str, lineage: bool = False) ->
             parent = await db.get_session(row["parent_session_id"])
             if parent is not None:
                 edge = edge_kind(True, parent["end_reason"], parent["ended_at"], row["started_at"], recorded)
-        rows = await db.get_messages(sid)
+        rows = await db.get_record_messages(sid)
+        compacted = sum(1 for r in rows if r.get("compacted"))
         skipped = 0
         if lineage and edge == EDGE_BRANCH:
             while skipped < min(len(rows), len(previous_rows)) and _same_turn(rows[skipped], previous_rows[skipped]):
@@ -81,9 +87,11 @@ async def build_export(db: SessionDB, session_id: str, lineage: bool = False) ->
         entry = {field: row.get(field) for field in EXPORT_SESSION_FIELDS}
         entry["edge"] = edge
         entry["inherited_messages"] = skipped
-        entry["messages"] = [_export_message(r, edge == EDGE_COMPRESSION) for r in rows[skipped:]]
+        entry["compacted_messages"] = compacted
+        summaries_here = edge == EDGE_COMPRESSION or compacted > 0
+        entry["messages"] = [_export_message(r, summaries_here) for r in rows[skipped:]]
         sessions.append(entry)
-        previous_rows, previous = rows, row
+        previous_rows, previous = [r for r in rows if not r.get("compacted")], row
     root = ids[0] if ids else session_id
     if lineage:
         chain = await db.lineage_chain(session_id)
@@ -136,7 +144,8 @@ def _md_message(message: dict[str, Any]) -> list[str]:
         ]
     role = message["role"]
     label = f"tool result ({message['tool_name']})" if role == "tool" and message.get("tool_name") else role
-    lines = [f"**{label}** · {_when(message.get('timestamp'))}", ""]
+    compacted = " · compacted" if message.get("compacted") else ""
+    lines = [f"**{label}** · {_when(message.get('timestamp'))}{compacted}", ""]
     if text and role == "tool":
         lines += ["```", text, "```", ""]
     elif text:
@@ -177,7 +186,18 @@ def render_markdown(document: dict[str, Any]) -> str:
             f" ({session.get('end_reason') or 'open'})"
         )
         lines += [meta, ""]
+        was_compacted = False
         for message in session["messages"]:
+            now_compacted = bool(message.get("compacted"))
+            if now_compacted and not was_compacted:
+                lines += [
+                    "> *Compacted in place: the messages below were summarised away from the live"
+                    " context and kept in the record.*",
+                    "",
+                ]
+            elif was_compacted and not now_compacted:
+                lines += ["> *End of the compacted messages; the live conversation continues here.*", ""]
+            was_compacted = now_compacted
             lines += _md_message(message)
         previous_id = session["id"]
     return "\n".join(lines).rstrip() + "\n"

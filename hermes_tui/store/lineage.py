@@ -1,8 +1,9 @@
 """Lineage lookups: compression tips, resume resolution, id/prefix/title resolution, the tree.
 
-Owns `resolve_session(query)`, the one resolution used by `/resume` and `--resume`:
-exact id -> unique id prefix -> title (latest "#N") -> compression tip -> first descendant with
-messages (#15000). Also `lineage_tree()` for the UI's tree and `lineage_chain()`/`lineage_root()`.
+Owns `resolve_session(query)`, the one resolution used by every command that names a session
+(/resume, /compare, /inspect, `--resume`, `-c TITLE`, `export`, `replay`): exact id -> unique id
+prefix or shown 6-hex suffix -> title (latest "#N") (`session_refs`) -> compression tip -> first
+descendant with messages (#15000). Also `lineage_tree()` for the UI's tree and `lineage_chain()`/`lineage_root()`.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from hermes_tui.store.base import escape_like
 from hermes_tui.store.codec import clipped_content_sql, not_summary_sql, preview_of
 from hermes_tui.store.connection import tuples
 from hermes_tui.store.edges import EdgeRecord, read_edge_record, read_edge_records
-from hermes_tui.store.errors import AmbiguousSession, SessionNotFound
 from hermes_tui.store.lineage_queries import ancestors, compression_tip, edge_kind
 from hermes_tui.store.models import EDGE_ROOT, LineageNode
+from hermes_tui.store.session_refs import match_reference
 from hermes_tui.store.titles import TitlesMixin
 
 RESUME_MAX_DEPTH = 32
@@ -40,6 +41,38 @@ FROM sessions s ORDER BY s.id
 # kinds need of its parent.
 _NODE_SQL = _TREE_SQL.replace("FROM sessions s ORDER BY s.id", "FROM sessions s WHERE s.id = ?")
 _PARENT_SQL = "SELECT end_reason, ended_at FROM sessions WHERE id = ?"
+
+# In-place compactions (Hermes's `compacted = 1` rows, schema v21). Each one put a new summary among
+# the live rows, so a session was compacted as often as it holds distinct summaries (live or
+# compacted: a later compaction keeps the earlier summary in its protected head, as an identical
+# copy), less the one a compression continuation starts with. Only sessions with compacted rows
+# are counted: one index probe per session finds them.
+_COMPACTED_SESSIONS_SQL = (
+    "SELECT s.id FROM sessions s WHERE EXISTS (SELECT 1 FROM messages m"
+    " WHERE m.session_id = s.id AND m.active = 0 AND m.compacted = 1)"
+)
+_COMPACTIONS_SQL = """
+SELECT COUNT(DISTINCT CASE WHEN NOT ({m_plain}) THEN m.content END),
+       (SELECT NOT ({f_plain}) FROM messages f
+          WHERE f.session_id = ?1 AND (f.active = 1 OR f.compacted = 1) ORDER BY f.id LIMIT 1)
+FROM messages m WHERE m.session_id = ?1 AND (m.active = 1 OR m.compacted = 1)
+""".replace("{m_plain}", not_summary_sql("m.content")).replace("{f_plain}", not_summary_sql("f.content"))
+
+
+def compaction_count(conn: sqlite3.Connection, session_id: str) -> int:
+    """How many times the session was compacted in place (0 when it never was)."""
+    summaries, starts_with_summary = tuples(conn, _COMPACTIONS_SQL, (session_id,))[0]
+    return max(0, int(summaries or 0) - (1 if starts_with_summary else 0))
+
+
+def _compaction_counts(conn: sqlite3.Connection, session_ids: list[str] | None = None) -> dict[str, int]:
+    """In-place compaction counts of the sessions that have compacted rows (all, or of `session_ids`)."""
+    if "compacted" not in {row[1] for row in conn.execute("PRAGMA table_info(messages)")}:
+        return {}  # a v14 file read as it is: nothing was compacted in place
+    if session_ids is None:
+        session_ids = [row[0] for row in tuples(conn, _COMPACTED_SESSIONS_SQL)]
+    counts = {sid: compaction_count(conn, sid) for sid in session_ids}
+    return {sid: n for sid, n in counts.items() if n}
 
 
 def clean_reference(query: str) -> str:
@@ -97,32 +130,12 @@ class LineageMixin(TitlesMixin):
         return matches[0] if len(matches) == 1 else None
 
     async def resolve_session(self, query: str, follow_tip: bool = True) -> str:
-        """The session a user means by `query` (id, id prefix or title).
-
-        Order: exact id -> unique id prefix -> title (latest "#N" variant) -> compression tip ->
-        first descendant with messages. With `follow_tip=False` the last two steps are skipped
-        (export of one exact session). Raises SessionNotFound or AmbiguousSession.
+        """The session a user means by `query`: exact id -> unique id prefix or shown suffix -> title
+        (latest "#N" variant) (`session_refs.match_reference`) -> compression tip -> first descendant
+        with messages. With `follow_tip=False` the last two steps are skipped (export of one exact
+        session). Raises SessionNotFound or AmbiguousSession (which lists the candidates).
         """
-        reference = clean_reference(query or "")
-        if not reference:
-            raise SessionNotFound("no session given")
-        found: str | None = None
-        ambiguous: list[str] = []
-        if await self._conns.fetchone("SELECT 1 FROM sessions WHERE id = ?", (reference,)):
-            found = reference
-        else:
-            matches = await self._prefix_matches(reference, limit=6)
-            if len(matches) == 1:
-                found = matches[0]
-            elif matches:
-                ambiguous = matches
-        if found is None:
-            found = await self.resolve_session_by_title(reference)
-        if found is None:
-            if ambiguous:
-                shown = ", ".join(ambiguous[:5]) + (", ..." if len(ambiguous) > 5 else "")
-                raise AmbiguousSession(f"'{reference}' matches several sessions: {shown}")
-            raise SessionNotFound(f"no session matches '{reference}'")
+        found = await match_reference(self._conns, clean_reference(query or ""), self.resolve_session_by_title)
         if not follow_tip:
             return found
         tip = await self.get_compression_tip(found)
@@ -175,6 +188,10 @@ class LineageMixin(TitlesMixin):
         """
         return await self._conns.read(lambda conn: _one_node(conn, session_id))
 
+    async def compaction_count(self, session_id: str) -> int:
+        """How many times the session was compacted in place (Hermes's compacted rows; 0 when never)."""
+        return await self._conns.read(lambda conn: _compaction_counts(conn, [session_id]).get(session_id, 0))
+
     async def external_change_version(self) -> int:
         """Changes when another process commits to this file (never for this SessionDB's own writes).
 
@@ -225,10 +242,13 @@ def _tree_nodes(conn: sqlite3.Connection) -> tuple[list[LineageNode], frozenset[
     by_id = {row[0]: row for row in rows}
     rows.sort(key=itemgetter(5, 0))
     nodes: list[LineageNode] = []
+    compactions = _compaction_counts(conn)
     for row in rows:
         parent_row = by_id.get(row[1]) if row[1] is not None else None
         end = None if parent_row is None else (parent_row[7], parent_row[6])
-        nodes.append(_node(row, end, recorded.get(row[0])))
+        node = _node(row, end, recorded.get(row[0]))
+        node.compactions = compactions.get(node.id, 0)
+        nodes.append(node)
     return nodes, frozenset(row[0] for row in rows if row[9])
 
 
@@ -238,4 +258,6 @@ def _one_node(conn: sqlite3.Connection, session_id: str) -> LineageNode | None:
         return None
     parent = rows[0][1]
     parent_rows = tuples(conn, _PARENT_SQL, (parent,)) if parent is not None else []
-    return _node(rows[0], parent_rows[0] if parent_rows else None, read_edge_record(conn, session_id))
+    node = _node(rows[0], parent_rows[0] if parent_rows else None, read_edge_record(conn, session_id))
+    node.compactions = _compaction_counts(conn, [session_id]).get(session_id, 0)
+    return node

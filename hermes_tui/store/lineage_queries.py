@@ -1,15 +1,18 @@
 """Lineage walks shared by the store's parts: ancestors, compression ancestry and tips, edge kinds.
 
 A session's parent is `parent_session_id`. The kind of the edge is the one recorded when the child
-was made (`state_meta["edge:<id>"]`, store/edges.py), so resuming the parent never changes it. For
-a child without a record (one Hermes made) it is derived (reference §2.5, §3): a child that
-started at/after its parent ended is a *compression* continuation when the parent ended
+was made (`state_meta["edge:<id>"]`, or newer Hermes's model_config marker; store/edges.py), so
+resuming the parent never changes it. For a child without either (one older Hermes made) it is
+derived (reference §2.5, §3): a child that started at/after its parent ended is a *compression*
+continuation when the parent ended
 "compression" and a *branch* when it ended "branched"; any other child (delegates, subagents,
 children started while the parent ran) is "other". A session's compression *tip* follows, up to
-MAX_LINEAGE_DEPTH hops, the latest-started continuation at each step.
+MAX_LINEAGE_DEPTH hops, the latest-started continuation at each step; a child made as a branch,
+delegation, reset or review (recorded, or marked in Hermes's model_config) is never one, so a
+newer sibling of that kind cannot hide the chain's real tip.
 
-Besides the async SQL walks, `SessionGraph` answers the same questions inside one read (on the
-reader's own thread) for the listing: `LazyGraph` reads the few sessions a page needs by id,
+`SessionGraph` answers these questions inside one read (on the reader's own thread), for the
+async walks here and for the listing: `LazyGraph` reads the few sessions a page needs by id,
 `LoadedGraph` holds every session; `edge_of`, `tip_of`, `tipped_by` and `root_of` work on either.
 """
 
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 
 from hermes_tui.store.connection import StoreConnections
 from hermes_tui.store.edges import EdgeRecord, read_edge_record
-from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER, EDGE_ROOT
+from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER, EDGE_ROOT, SIDE_EDGES
 from hermes_tui.store.schema import LINEAGE_INDEX
 
 MAX_LINEAGE_DEPTH = 100
@@ -35,33 +38,6 @@ WITH RECURSIVE up(id, parent, depth) AS (
     WHERE up.depth < {MAX_LINEAGE_DEPTH}
 )
 SELECT id FROM up ORDER BY depth
-"""
-
-_COMPRESSION_ANCESTORS_SQL = f"""
-WITH RECURSIVE up(id, depth) AS (
-    SELECT ?, 0
-    UNION ALL
-    SELECT p.id, up.depth + 1
-    FROM up JOIN sessions c ON c.id = up.id JOIN sessions p ON p.id = c.parent_session_id
-    WHERE p.end_reason = 'compression' AND p.ended_at IS NOT NULL AND c.started_at >= p.ended_at
-      AND up.depth < {MAX_LINEAGE_DEPTH}
-)
-SELECT id FROM up ORDER BY depth
-"""
-
-# One hop forward along compression edges: the latest child that started after the parent ended.
-_TIP_SQL = f"""
-WITH RECURSIVE chain(id, depth) AS (
-    SELECT ?, 0
-    UNION ALL
-    SELECT (SELECT c.id FROM sessions c
-            WHERE c.parent_session_id = p.id AND c.started_at >= p.ended_at
-            ORDER BY c.started_at DESC, c.id DESC LIMIT 1),
-           chain.depth + 1
-    FROM chain JOIN sessions p ON p.id = chain.id
-    WHERE p.end_reason = 'compression' AND p.ended_at IS NOT NULL AND chain.depth < {MAX_LINEAGE_DEPTH}
-)
-SELECT id FROM chain WHERE id IS NOT NULL ORDER BY depth
 """
 
 
@@ -108,15 +84,12 @@ async def ancestors(conns: StoreConnections, session_id: str) -> list[str]:
 
 async def compression_ancestry(conns: StoreConnections, session_id: str) -> list[str]:
     """Root..session_id following only compression edges upward."""
-    rows = await conns.fetchall(_COMPRESSION_ANCESTORS_SQL, (session_id,))
-    return list(reversed(_unique_prefix([row[0] for row in rows])))
+    return await conns.read(lambda conn: chain_up(LazyGraph(conn), session_id))
 
 
 async def compression_tip(conns: StoreConnections, session_id: str) -> str:
     """The newest continuation of `session_id` along compression edges (itself when none)."""
-    rows = await conns.fetchall(_TIP_SQL, (session_id,))
-    chain = _unique_prefix([row[0] for row in rows])
-    return chain[-1] if chain else session_id
+    return await conns.read(lambda conn: tip_of(LazyGraph(conn), session_id))
 
 
 # The topmost ancestor of each listed session: rows (start, root, depth).
@@ -142,8 +115,8 @@ _LINK_BY_ID_SQL = f"SELECT {LINK_COLUMNS} FROM sessions INDEXED BY {LINEAGE_INDE
 # A file opened read-only may lack our index (one Hermes wrote): then the same lookup by primary key.
 _LINK_BY_ID_PLAIN_SQL = f"SELECT {LINK_COLUMNS} FROM sessions WHERE id = ?"
 _INDEX_EXISTS_SQL = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?"
-_COMPRESSION_CHILD_SQL = (
-    "SELECT id FROM sessions WHERE parent_session_id = ? AND started_at >= ? ORDER BY started_at DESC, id DESC LIMIT 1"
+_LATER_CHILDREN_SQL = (
+    "SELECT id FROM sessions WHERE parent_session_id = ? AND started_at >= ? ORDER BY started_at DESC, id DESC"
 )
 
 
@@ -187,8 +160,19 @@ class SessionGraph:
         raise NotImplementedError
 
     def compression_child(self, session_id: str) -> str | None:
-        """The latest child that started at/after `session_id` ended with "compression"."""
+        """The latest child that started at/after `session_id` ended with "compression" and is not
+        beside the chain (`beside_chain`)."""
         raise NotImplementedError
+
+    def beside_chain(self, child: SessionLink) -> bool:
+        """Whether `child` was made as a branch, delegation, reset or review of its parent (recorded
+        or marked): such a child is never a compression continuation, however late it started."""
+        record = self.recorded_edge(child.id)
+        return record is not None and record.applies_to(child.parent_id) and record.kind in SIDE_EDGES
+
+    def continues(self, parent: SessionLink, child: SessionLink) -> bool:
+        """Is `child` a compression continuation of `parent`?"""
+        return parent.continued_by(child) and not self.beside_chain(child)
 
 
 class LoadedGraph(SessionGraph):
@@ -213,7 +197,7 @@ class LoadedGraph(SessionGraph):
         parent = self.links.get(session_id)
         if parent is None or not parent.ended_by_compression:
             return None
-        after = [child for child in self._children.get(session_id, ()) if parent.continued_by(child)]
+        after = [child for child in self._children.get(session_id, ()) if self.continues(parent, child)]
         return max(after, key=lambda child: (child.started_at, child.id)).id if after else None
 
 
@@ -246,8 +230,12 @@ class LazyGraph(SessionGraph):
             parent = self.link(session_id)
             child = None
             if parent is not None and parent.ended_by_compression:
-                row = self._cursor.execute(_COMPRESSION_CHILD_SQL, (session_id, parent.ended_at)).fetchone()
-                child = row[0] if row else None
+                later = [row[0] for row in self._cursor.execute(_LATER_CHILDREN_SQL, (session_id, parent.ended_at))]
+                for child_id in later:  # newest first; nearly always one
+                    link = self.link(child_id)
+                    if link is not None and self.continues(parent, link):
+                        child = child_id
+                        break
             self._children[session_id] = child
         return self._children[session_id]
 
@@ -292,11 +280,24 @@ def tipped_by(graph: SessionGraph, session_id: str) -> list[str]:
             found.append(current)
         link = graph.link(current)
         parent = graph.link(link.parent_id) if link is not None and link.parent_id else None
-        if link is None or parent is None or parent.id in seen or not parent.continued_by(link):
+        if link is None or parent is None or parent.id in seen or not graph.continues(parent, link):
             break
         seen.add(parent.id)
         current = parent.id
     return found
+
+
+def chain_up(graph: SessionGraph, session_id: str) -> list[str]:
+    """Root..session_id along compression edges upward (at most MAX_LINEAGE_DEPTH hops)."""
+    chain, seen = [session_id], {session_id}
+    for _ in range(MAX_LINEAGE_DEPTH):
+        link = graph.link(chain[-1])
+        parent = graph.link(link.parent_id) if link is not None and link.parent_id else None
+        if link is None or parent is None or parent.id in seen or not graph.continues(parent, link):
+            break
+        seen.add(parent.id)
+        chain.append(parent.id)
+    return list(reversed(chain))
 
 
 def root_of(graph: SessionGraph, session_id: str) -> str:

@@ -3,7 +3,12 @@
 Owns the `messages` writes and the reads that rebuild a conversation (reference §2.4-2.5).
 Every append bumps `sessions.message_count`; assistant tool calls bump `tool_call_count` by
 their number (tool-result rows never do). Reads are in insertion order (`ORDER BY id`), skip
-rewound rows (`active=0`) unless asked, and decode the JSON sentinel and JSON columns.
+inactive rows unless asked, and decode the JSON sentinel and JSON columns.
+
+Two kinds of inactive row (schema v21): rewound (`/undo`: `active = 0, compacted = 0`) and
+compacted (Hermes's in-place compaction, `archive_and_compact`: `active = 0, compacted = 1` —
+summarised away from the live context, kept in the record and found by search). Restoring
+rewound rows never revives compacted ones, and rewriting a history keeps them.
 """
 
 from __future__ import annotations
@@ -266,14 +271,47 @@ class MessagesMixin(StoreBase):
         return await self._conns.write(work)
 
     async def replace_messages(self, session_id: str, messages: Sequence[dict[str, Any]]) -> list[int]:
-        """Rewrite a session's whole history in one transaction (/retry, /undo, rewrites)."""
+        """Rewrite a session's history in one transaction (/retry, /undo, rewrites).
+
+        Rows an in-place compaction archived (`compacted = 1`) are kept: they are the record of
+        what the live history replaced (Hermes's `replace_messages(active_only=True)` rule).
+        """
         now = time.time()
         rows = [_insert_params(session_id, message, now + i * 1e-6) for i, message in enumerate(messages)]
         tool_calls = sum(tool_call_total(str(m.get("role")), m.get("tool_calls")) for m in messages)
 
         def work(conn: sqlite3.Connection) -> list[int]:
             self._require_session(conn, session_id)
-            conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+            conn.execute(
+                "DELETE FROM messages WHERE session_id = ? AND NOT (active = 0 AND compacted = 1)", (session_id,)
+            )
+            ids: list[int] = []
+            if rows:
+                conn.executemany(_INSERT_SQL, rows)
+                last_id = int((fetch_in(conn, "SELECT last_insert_rowid()"))[0][0])
+                ids = list(range(last_id - len(rows) + 1, last_id + 1))
+            conn.execute(
+                "UPDATE sessions SET message_count = ?, tool_call_count = ? WHERE id = ?",
+                (len(rows), tool_calls, session_id),
+            )
+            return ids
+
+        return await self._conns.write(work)
+
+    async def archive_and_compact(self, session_id: str, messages: Sequence[dict[str, Any]]) -> list[int]:
+        """Hermes's in-place compaction, in one transaction: every live row of the session becomes
+        `active = 0, compacted = 1` (kept, searchable) and `messages` are inserted as the new live
+        rows; `message_count` / `tool_call_count` then count the live rows. Returns the new ids.
+        """
+        now = time.time()
+        rows = [_insert_params(session_id, message, now + i * 1e-6) for i, message in enumerate(messages)]
+        tool_calls = sum(tool_call_total(str(m.get("role")), m.get("tool_calls")) for m in messages)
+
+        def work(conn: sqlite3.Connection) -> list[int]:
+            self._require_session(conn, session_id)
+            conn.execute(
+                "UPDATE messages SET active = 0, compacted = 1 WHERE session_id = ? AND active = 1", (session_id,)
+            )
             ids: list[int] = []
             if rows:
                 conn.executemany(_INSERT_SQL, rows)
@@ -334,6 +372,19 @@ class MessagesMixin(StoreBase):
         active = "" if include_inactive else " AND active = 1"
         sql = f"SELECT * FROM messages WHERE session_id = ?{active} ORDER BY id"
         return await self._conns.read(lambda conn: [decode_row(row) for row in fetch_in(conn, sql, (session_id,))])
+
+    async def get_record_messages(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's record: live rows and those an in-place compaction archived (each with its
+        `compacted` flag; never rewound rows), decoded, in insertion order (export, the inspector)."""
+        sql = f"SELECT * FROM messages WHERE session_id = ? AND {self.visible_rows_sql('')} ORDER BY id"
+        return await self._conns.read(lambda conn: [decode_row(row) for row in fetch_in(conn, sql, (session_id,))])
+
+    async def count_compacted(self, session_id: str) -> int:
+        """How many rows in-place compactions archived in the session (0 for a v14 file read as is)."""
+        if not self.has_compacted_column:
+            return 0
+        sql = "SELECT COUNT(*) FROM messages WHERE session_id = ? AND active = 0 AND compacted = 1"
+        return int(await self._conns.fetchvalue(sql, (session_id,)) or 0)
 
     async def get_message(self, message_id: int) -> dict[str, Any] | None:
         row = await self._conns.fetchone("SELECT * FROM messages WHERE id = ?", (message_id,))
@@ -406,10 +457,12 @@ class MessagesMixin(StoreBase):
         return await self._conns.write(work)
 
     async def restore_rewound(self, session_id: str) -> int:
-        """Re-activate every rewound message of the session; returns how many came back."""
+        """Re-activate every rewound message of the session (never a compacted one); how many came back."""
 
         def work(conn: sqlite3.Connection) -> int:
-            cursor = conn.execute("UPDATE messages SET active = 1 WHERE session_id = ? AND active = 0", (session_id,))
+            cursor = conn.execute(
+                "UPDATE messages SET active = 1 WHERE session_id = ? AND active = 0 AND compacted = 0", (session_id,)
+            )
             return cursor.rowcount
 
         return await self._conns.write(work)

@@ -5,18 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # Edge kinds between a session and its parent. Sessions we create record theirs when they are
-# made (compression, branch or review; store/edges.py). For sessions without a record (the ones
-# Hermes made) the kind is derived from the parent's end_reason and the timestamps (reference
-# §2.5, §3): a compression continuation starts after its parent ended with "compression"; a
-# branch child starts after its parent ended "branched"; anything else with a parent
-# (delegate/subagent forks, orphans) is "other".
+# made (compression, branch or review; store/edges.py). Newer Hermes marks a child in its
+# `model_config` JSON when it makes it: `_branched_from` (a /branch), `_delegate_from` (a subagent's
+# session started by a delegation) and `_reset_from` (a session reset that keeps its place in the
+# chain). For sessions with neither (older Hermes) the kind is derived from the parent's end_reason
+# and the timestamps (reference §2.5, §3): a compression continuation starts after its parent ended
+# with "compression"; a branch child starts after its parent ended "branched"; anything else with a
+# parent (orphans, children started while the parent ran) is "other".
 EDGE_ROOT = "root"
 EDGE_COMPRESSION = "compression"
 EDGE_BRANCH = "branch"
-EDGE_REVIEW = "review"
+EDGE_DELEGATE = "delegate"
+EDGE_RESET = "reset"
 EDGE_OTHER = "other"
 # Not a session: a background self-review run, shown as a leaf under the session it reviewed.
 EDGE_REVIEW = "review"
+# A /background turn: a side session of its own, started from the session it was asked in.
+EDGE_BACKGROUND = "background"
+# Children that sit beside a compression chain, never in it: a newer sibling of these kinds never
+# becomes a chain's tip.
+SIDE_EDGES = frozenset({EDGE_BRANCH, EDGE_DELEGATE, EDGE_RESET, EDGE_REVIEW, EDGE_BACKGROUND})
 
 # The one list of the session fields every summary of a session carries (the `sessions --json`
 # listing, each session of an export), in output order. The listing adds LISTING_EXTRA_FIELDS
@@ -49,7 +57,7 @@ class LineageNode:
 
     id: str
     parent_id: str | None
-    edge: str  # EDGE_ROOT | EDGE_COMPRESSION | EDGE_BRANCH | EDGE_REVIEW | EDGE_OTHER
+    edge: str  # one of the EDGE_* kinds above
     title: str | None
     source: str
     model: str | None
@@ -61,13 +69,28 @@ class LineageNode:
     preview: str = ""
     branch_point: int | None = None  # the parent's messages.id this child was made after (recorded edges)
     archived: bool = False  # sessions.archived: the tree hides it unless archived sessions are shown
+    compactions: int = 0  # in-place compactions (Hermes's compacted rows); the tree says "compacted N×"
 
 
 # How a compression handoff message starts, in the current and legacy Hermes forms. Hermes-written
 # databases carry these; export and the UI use them to show a summary as a summary.
-SUMMARY_MARKERS = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]")
+_HANDOFF_MARKERS = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]")
+
+# Hermes's merged-into-tail form (its exact strings): when no role fits a standalone summary, the
+# first tail message keeps its own text under this header, then the delimiter, then the summary.
+MERGED_PRIOR_CONTEXT_HEADER = "[PRIOR CONTEXT — for reference only; not a new message]"
+MERGED_SUMMARY_DELIMITER = "[END OF PRIOR CONTEXT — COMPACTION SUMMARY BELOW]"
+
+# Every way a handoff message can start (SQL prefix tests use these; each starts with "[").
+SUMMARY_MARKERS = (*_HANDOFF_MARKERS, MERGED_PRIOR_CONTEXT_HEADER)
 
 
 def is_summary_text(text: str) -> bool:
-    """True when `text` is a compression summary (handoff) message."""
-    return text.lstrip().startswith(SUMMARY_MARKERS)
+    """True when `text` is a compression summary (handoff) message, standalone or merged."""
+    body = text.lstrip()
+    if body.startswith(_HANDOFF_MARKERS):
+        return True
+    if not body.startswith(MERGED_PRIOR_CONTEXT_HEADER):
+        return False
+    at = body.find(MERGED_SUMMARY_DELIMITER)
+    return at >= 0 and body[at + len(MERGED_SUMMARY_DELIMITER) :].lstrip().startswith(_HANDOFF_MARKERS)

@@ -1,24 +1,34 @@
-"""Schema v14 of Hermes's `state.db`, column for column, and how an existing file is brought to it.
+"""Schema v21 of Hermes's `state.db`, column for column, and how an existing file is brought to it.
 
-Owns: the DDL (tables, indexes, both FTS5 tables and their six triggers), the declarative column
-reconcile (`ALTER TABLE ... ADD COLUMN` for declared columns a live table lacks), the v10-v12
-data migrations, the FTS5 availability probe and trigger repair. Everything here is synchronous
-and runs on a stdlib `sqlite3` connection in a worker thread while `SessionDB.open` waits.
+Owns: the DDL (Hermes's eight tables, its indexes, both FTS5 tables and their six triggers), the
+declarative column reconcile (`ALTER TABLE ... ADD COLUMN` for declared columns a live table lacks,
+with Hermes's defaults), the version-gated data migrations (v10-v12 here, v16-v20 in
+`schema_migrations`), the FTS5 availability probe and trigger repair, and what a read-only open
+may read as it is (`readable_as_is`: a v14 file, as older Hermes and older hermes-tui wrote it,
+is read without an upgrade). Everything here is synchronous and runs on a stdlib `sqlite3`
+connection in a worker thread while `SessionDB.open` waits.
 
-One addition of ours, `OUR_INDEXES`: a covering index over the session columns the listing and
-the lineage tree read. Hermes reconciles columns only and ignores indexes it does not declare, so
-a file with it still opens in Hermes; if something drops it, the next open recreates it.
+A file we create is one Hermes a7ef17da7 opens without migrating anything: the same tables,
+columns, indexes and triggers, `schema_version` 21. A v14 file opened for writing is upgraded the
+way Hermes upgrades it (the missing columns with Hermes's defaults, the three new tables and their
+indexes, the v16/v18/v20 data migrations, version 21). Our own two indexes are not part of the
+schema: `store.extra_indexes` builds them later, in the background.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
-SCHEMA_VERSION = 14
+from hermes_tui.store.schema_migrations import run_data_migrations
+
+SCHEMA_VERSION = 21
+# The oldest version a read-only open reads as it is (its columns are all the queries need).
+OLDEST_READABLE_VERSION = 14
 
 # The DDL text matches what Hermes writes into sqlite_master, so `.schema` of a file we create
-# reads the same as one Hermes created.
+# reads the same as one Hermes created. In Hermes's order.
 CORE_TABLES: dict[str, str] = {
     "schema_version": """CREATE TABLE IF NOT EXISTS schema_version (
     version INTEGER NOT NULL
@@ -27,6 +37,13 @@ CORE_TABLES: dict[str, str] = {
     id TEXT PRIMARY KEY,
     source TEXT NOT NULL,
     user_id TEXT,
+    session_key TEXT,
+    chat_id TEXT,
+    chat_type TEXT,
+    thread_id TEXT,
+    display_name TEXT,
+    origin_json TEXT,
+    expiry_finalized INTEGER DEFAULT 0,
     model TEXT,
     model_config TEXT,
     system_prompt TEXT,
@@ -42,6 +59,8 @@ CORE_TABLES: dict[str, str] = {
     cache_write_tokens INTEGER DEFAULT 0,
     reasoning_tokens INTEGER DEFAULT 0,
     cwd TEXT,
+    git_branch TEXT,
+    git_repo_root TEXT,
     billing_provider TEXT,
     billing_base_url TEXT,
     billing_mode TEXT,
@@ -55,6 +74,9 @@ CORE_TABLES: dict[str, str] = {
     handoff_state TEXT,
     handoff_platform TEXT,
     handoff_error TEXT,
+    compression_failure_cooldown_until REAL,
+    compression_failure_error TEXT,
+    compression_fallback_streak INTEGER NOT NULL DEFAULT 0,
     rewind_count INTEGER NOT NULL DEFAULT 0,
     archived INTEGER NOT NULL DEFAULT 0,
     FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
@@ -67,6 +89,7 @@ CORE_TABLES: dict[str, str] = {
     tool_call_id TEXT,
     tool_calls TEXT,
     tool_name TEXT,
+    effect_disposition TEXT,
     timestamp REAL NOT NULL,
     token_count INTEGER,
     finish_reason TEXT,
@@ -77,11 +100,39 @@ CORE_TABLES: dict[str, str] = {
     codex_message_items TEXT,
     platform_message_id TEXT,
     observed INTEGER DEFAULT 0,
-    active INTEGER NOT NULL DEFAULT 1
+    active INTEGER NOT NULL DEFAULT 1,
+    compacted INTEGER NOT NULL DEFAULT 0
+)""",
+    "session_model_usage": """CREATE TABLE IF NOT EXISTS session_model_usage (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    model TEXT NOT NULL,
+    billing_provider TEXT NOT NULL DEFAULT '',
+    billing_base_url TEXT NOT NULL DEFAULT '',
+    billing_mode TEXT NOT NULL DEFAULT '',
+    api_call_count INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+    reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+    estimated_cost_usd REAL NOT NULL DEFAULT 0,
+    actual_cost_usd REAL NOT NULL DEFAULT 0,
+    cost_status TEXT,
+    cost_source TEXT,
+    first_seen REAL,
+    last_seen REAL,
+    PRIMARY KEY (session_id, model, billing_provider, billing_base_url, billing_mode)
 )""",
     "state_meta": """CREATE TABLE IF NOT EXISTS state_meta (
     key TEXT PRIMARY KEY,
     value TEXT
+)""",
+    "gateway_routing": """CREATE TABLE IF NOT EXISTS gateway_routing (
+    scope TEXT NOT NULL DEFAULT '',
+    session_key TEXT NOT NULL,
+    entry_json TEXT NOT NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (scope, session_key)
 )""",
     "compression_locks": """CREATE TABLE IF NOT EXISTS compression_locks (
     session_id TEXT PRIMARY KEY,
@@ -89,14 +140,60 @@ CORE_TABLES: dict[str, str] = {
     acquired_at REAL NOT NULL,
     expires_at REAL NOT NULL
 )""",
+    "async_delegations": """CREATE TABLE IF NOT EXISTS async_delegations (
+    delegation_id TEXT PRIMARY KEY,
+    origin_session TEXT NOT NULL,
+    origin_ui_session_id TEXT NOT NULL DEFAULT '',
+    parent_session_id TEXT,
+    state TEXT NOT NULL,
+    dispatched_at REAL NOT NULL,
+    completed_at REAL,
+    updated_at REAL NOT NULL,
+    event_json TEXT,
+    result_json TEXT,
+    delivery_state TEXT NOT NULL DEFAULT 'pending',
+    delivery_attempts INTEGER NOT NULL DEFAULT 0,
+    delivered_at REAL,
+    owner_pid INTEGER,
+    owner_started_at INTEGER,
+    task_json TEXT,
+    delivery_claim TEXT,
+    delivery_claimed_at REAL
+)""",
+}
+
+# What v15-v21 added to a v14 file: a read-only open of a v14 file works without them (reads of
+# `compacted` then read 0; see SchemaState.compacted).
+TABLES_AFTER_V14 = ("session_model_usage", "gateway_routing", "async_delegations")
+COLUMNS_AFTER_V14: dict[str, tuple[str, ...]] = {
+    "sessions": (
+        "session_key",
+        "chat_id",
+        "chat_type",
+        "thread_id",
+        "display_name",
+        "origin_json",
+        "expiry_finalized",
+        "git_branch",
+        "git_repo_root",
+        "compression_failure_cooldown_until",
+        "compression_failure_error",
+        "compression_fallback_streak",
+    ),
+    "messages": ("effect_disposition", "compacted"),
 }
 
 BASE_INDEXES = (
     "CREATE INDEX IF NOT EXISTS idx_sessions_source ON sessions(source)",
+    "CREATE INDEX IF NOT EXISTS idx_sessions_source_id ON sessions(source, id)",
     "CREATE INDEX IF NOT EXISTS idx_sessions_parent ON sessions(parent_session_id)",
     "CREATE INDEX IF NOT EXISTS idx_sessions_started ON sessions(started_at DESC)",
     "CREATE INDEX IF NOT EXISTS idx_messages_session ON messages(session_id, timestamp)",
     "CREATE INDEX IF NOT EXISTS idx_compression_locks_expires ON compression_locks(expires_at)",
+    "CREATE INDEX IF NOT EXISTS idx_session_model_usage_session ON session_model_usage(session_id)",
+    "CREATE INDEX IF NOT EXISTS idx_session_model_usage_model ON session_model_usage(model)",
+    """CREATE INDEX IF NOT EXISTS idx_async_delegations_delivery
+    ON async_delegations(delivery_state, completed_at)""",
 )
 
 # Created after the column reconcile, because they cover columns older files lack.
@@ -105,13 +202,34 @@ DEFERRED_INDEXES = (
     " WHERE platform_message_id IS NOT NULL",
     """CREATE INDEX IF NOT EXISTS idx_messages_session_active
     ON messages(session_id, active, timestamp)""",
+    """CREATE INDEX IF NOT EXISTS idx_messages_active_null
+    ON messages(active) WHERE active IS NULL""",
+    """CREATE INDEX IF NOT EXISTS idx_sessions_session_key
+    ON sessions(session_key, started_at DESC)""",
+    """CREATE INDEX IF NOT EXISTS idx_sessions_gateway_peer
+    ON sessions(source, user_id, chat_id, chat_type, thread_id, started_at DESC)""",
+    """CREATE INDEX IF NOT EXISTS idx_sessions_handoff_state
+    ON sessions(handoff_state, started_at)""",
     "CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique ON sessions(title) WHERE title IS NOT NULL",
 )
+# The indexes a v14 file already has (a read-only open of one needs no others).
+V14_INDEX_NAMES = frozenset(
+    {"idx_messages_platform_msg_id", "idx_messages_session_active", "idx_sessions_title_unique"}
+)
 
-# Ours, not Hermes's (the `idx_hermes_tui_` prefix marks them). The lineage index covers every
-# session column the listing and the tree read, so reading them never walks the overflow pages of
-# a big `system_prompt` (stored before these columns); led by `id`, it also serves lookups by id
-# and walks sessions in id order, the order of `idx_messages_session`.
+
+def _index_name(ddl: str) -> str:
+    return ddl.split(" EXISTS ", 1)[1].split()[0]
+
+
+HERMES_INDEX_NAMES = frozenset(_index_name(ddl) for ddl in (*BASE_INDEXES, *DEFERRED_INDEXES))
+
+# Ours, not Hermes's (the `idx_hermes_tui_` prefix marks them); built after the open, in the
+# background, by `store.extra_indexes` (on a 200k-message Hermes file they take seconds to build,
+# and a read-only open never builds them). The lineage index covers every session column the
+# listing and the tree read, so reading them never walks the overflow pages of a big
+# `system_prompt` (stored before these columns); led by `id`, it also serves lookups by id and
+# walks sessions in id order, the order of `idx_messages_session`.
 # The role index lists message ids by role in id order (an index holds the rowid after its
 # key), so a role-filtered search merges it with the full-text matches instead of reading every
 # match's row (store.search_by_role). It indexes the expression `role || ''` (the role itself),
@@ -121,7 +239,7 @@ DEFERRED_INDEXES = (
 # `session_id = ? AND role = 'user'`: listing 50 sessions went from 3.5 ms to 14 s.)
 # Hermes declares neither index: its schema reconcile only adds missing columns and creates its
 # own indexes IF NOT EXISTS, so it leaves these alone, and its writes keep them up to date as
-# SQLite maintains every index.
+# SQLite maintains every index. Every query that uses one checks first that it exists.
 LINEAGE_INDEX = "idx_hermes_tui_sessions_lineage"
 ROLE_INDEX = "idx_hermes_tui_messages_role"
 ROLE_KEY_SQL = "(role || '')"  # the expression ROLE_INDEX indexes; queries must spell it the same
@@ -176,11 +294,12 @@ FTS_TRIGGERS: dict[str, dict[str, str]] = {table: _trigger_ddl(table) for table 
 
 @dataclass(frozen=True)
 class SchemaState:
-    """What the file supports after `ensure_schema`."""
+    """What the file supports after `ensure_schema` (or as a read-only open found it)."""
 
     fts_available: bool
     trigram_available: bool
     version: int
+    compacted: bool = True  # messages.compacted exists (a v14 file read as it is has none)
 
 
 # --------------------------------------------------------------------------- probes
@@ -226,22 +345,32 @@ def _declared_columns(table: str) -> list[tuple[str, str, int, str | None, int]]
         scratch.close()
 
 
-def _missing_columns(conn: sqlite3.Connection) -> list[str]:
-    """`ALTER TABLE ... ADD COLUMN` statements for declared columns the live tables lack."""
+def live_columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _missing_columns(conn: sqlite3.Connection, *, floor: int = SCHEMA_VERSION) -> list[str]:
+    """`ALTER TABLE ... ADD COLUMN` statements (in Hermes's form) for declared columns the live tables
+    lack; with `floor=14` only for the columns a v14 file already had."""
     statements: list[str] = []
     for table in CORE_TABLES:
-        live = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        live = live_columns(conn, table)
         if not live:
             continue
+        later = COLUMNS_AFTER_V14.get(table, ()) if floor <= OLDEST_READABLE_VERSION else ()
         for name, col_type, notnull, default, pk in _declared_columns(table):
-            if name in live or pk or (notnull and default is None):
+            if name in live or name in later or pk or (notnull and default is None):
                 continue
-            definition = f"{name} {col_type}"
-            if notnull:
-                definition += " NOT NULL"
-            if default is not None:
-                definition += f" DEFAULT {default}"
-            statements.append(f"ALTER TABLE {table} ADD COLUMN {definition}")
+            definition = " ".join(
+                part
+                for part in (
+                    col_type,
+                    "NOT NULL" if notnull else "",
+                    f"DEFAULT {default}" if default is not None else "",
+                )
+                if part
+            )
+            statements.append(f'ALTER TABLE "{table}" ADD COLUMN "{name}" {definition}')
     return statements
 
 
@@ -253,26 +382,22 @@ def _stored_version(conn: sqlite3.Connection) -> int | None:
     return None if row is None or row[0] is None else int(row[0])
 
 
-def needs_schema_work(conn: sqlite3.Connection, fts: bool, trigram: bool, *, ours: bool = True) -> bool:
+def needs_schema_work(conn: sqlite3.Connection, fts: bool, trigram: bool, *, floor: int = SCHEMA_VERSION) -> bool:
     """A read-only check: is anything missing? (The common case opens without a write lock.)
 
-    `ours=False` leaves out our own indexes (`OUR_INDEXES`): they only make queries faster, so a
-    file opened read-only — e.g. one Hermes wrote, in a home we may not write — is usable without them.
+    `floor=OLDEST_READABLE_VERSION` asks whether a read-only open can use the file as it is: a
+    v14 file (no v15-v21 tables or columns) can; anything older cannot. Our own indexes are never
+    asked for (`store.extra_indexes` adds them after the open).
     """
     tables = _existing(conn, "table")
     stored = _stored_version(conn)
-    if not set(CORE_TABLES) <= tables or stored is None or stored < SCHEMA_VERSION:
+    wanted_tables = set(CORE_TABLES) - (set(TABLES_AFTER_V14) if floor <= OLDEST_READABLE_VERSION else set())
+    if not wanted_tables <= tables or stored is None or stored < floor:
         return True
-    if _missing_columns(conn):
+    if _missing_columns(conn, floor=floor):
         return True
-    indexes = _existing(conn, "index")
-    wanted_indexes = {
-        "idx_messages_platform_msg_id",
-        "idx_messages_session_active",
-        "idx_sessions_title_unique",
-        *(OUR_INDEXES if ours else ()),
-    }
-    if not wanted_indexes <= indexes:
+    wanted_indexes = V14_INDEX_NAMES if floor <= OLDEST_READABLE_VERSION else HERMES_INDEX_NAMES
+    if not wanted_indexes <= _existing(conn, "index"):
         return True
     triggers = _existing(conn, "trigger")
     for table, available in ((FTS_TABLE, fts), (TRIGRAM_TABLE, trigram)):
@@ -284,6 +409,21 @@ def needs_schema_work(conn: sqlite3.Connection, fts: bool, trigram: bool, *, our
     return False
 
 
+def readable_as_is(conn: sqlite3.Connection, fts: bool, trigram: bool) -> bool:
+    """Can a read-only open use this file without any schema change (a v14..v21 file)?"""
+    return not needs_schema_work(conn, fts, trigram, floor=OLDEST_READABLE_VERSION)
+
+
+def state_of(conn: sqlite3.Connection, fts: bool, trigram: bool) -> SchemaState:
+    """The SchemaState of the file as it is now."""
+    return SchemaState(
+        fts_available=fts,
+        trigram_available=trigram,
+        version=_stored_version(conn) or SCHEMA_VERSION,
+        compacted="compacted" in live_columns(conn, "messages"),
+    )
+
+
 # --------------------------------------------------------------------------- changes
 
 
@@ -292,7 +432,7 @@ def _rebuild_fts(conn: sqlite3.Connection, table: str) -> None:
     conn.execute(f"INSERT INTO {table}(rowid, content) SELECT id, {INDEXED_TEXT_SQL.format(p='')} FROM messages")
 
 
-def _apply(conn: sqlite3.Connection, fts: bool, trigram: bool) -> int:
+def _apply(conn: sqlite3.Connection, fts: bool, trigram: bool, home: Path | None) -> int:
     """Create/repair everything inside the caller's write transaction; returns the old version."""
     tables_before = _existing(conn, "table")
     fresh = "messages" not in tables_before
@@ -300,7 +440,7 @@ def _apply(conn: sqlite3.Connection, fts: bool, trigram: bool) -> int:
         conn.execute(ddl)
     for statement in _missing_columns(conn):
         conn.execute(statement)
-    for ddl in (*BASE_INDEXES, *DEFERRED_INDEXES, *OUR_INDEXES.values()):
+    for ddl in (*BASE_INDEXES, *DEFERRED_INDEXES):
         conn.execute(ddl)
 
     stored = _stored_version(conn)
@@ -331,6 +471,8 @@ def _apply(conn: sqlite3.Connection, fts: bool, trigram: bool) -> int:
 
     if not fresh and old_version < 12:
         conn.execute("UPDATE messages SET active = 1 WHERE active IS NULL")
+    if not fresh:
+        run_data_migrations(conn, old_version, home)
     if stored is None:
         conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
     elif stored < SCHEMA_VERSION:
@@ -338,8 +480,9 @@ def _apply(conn: sqlite3.Connection, fts: bool, trigram: bool) -> int:
     return old_version
 
 
-def ensure_schema(conn: sqlite3.Connection) -> SchemaState:
-    """Bring the file to schema v14 (idempotent). `conn` is in autocommit mode.
+def ensure_schema(conn: sqlite3.Connection, home: Path | None = None) -> SchemaState:
+    """Bring the file to schema v21 (idempotent). `conn` is in autocommit mode; `home` is the folder
+    of state.db (the v18 migration reads its sessions/sessions.json, as Hermes does).
 
     Raises sqlite3 errors unchanged (the caller retries "locked" and reports corruption).
     """
@@ -347,10 +490,9 @@ def ensure_schema(conn: sqlite3.Connection) -> SchemaState:
     if needs_schema_work(conn, fts, trigram):
         conn.execute("BEGIN IMMEDIATE")
         try:
-            _apply(conn, fts, trigram)
+            _apply(conn, fts, trigram, home)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-    version = _stored_version(conn) or SCHEMA_VERSION
-    return SchemaState(fts_available=fts, trigram_available=trigram, version=version)
+    return state_of(conn, fts, trigram)

@@ -12,7 +12,9 @@ common term no message of that role holds does not read every match's row.
 CJK queries use the trigram index or a LIKE fallback (see fts_query; the fallback walks messages
 newest-first by id and stops after the page). `search_lineages` groups the matches one row per
 lineage for the search screen (store.search_lineages). Every hit carries
-`context` (the previous and next message of the same session) and `lineage_root_id`. A query
+`context` (the previous and next message of the same session) and `lineage_root_id`. Like
+Hermes's search, the rows an in-place compaction archived (`active = 0, compacted = 1`) are found,
+rewound ones (`active = 0, compacted = 0`) are not (`StoreBase.visible_rows_sql`). A query
 SQLite rejects even after sanitising returns [] — search never raises on user input. All the
 statements of one search run in a single hop to the reader thread.
 """
@@ -165,14 +167,14 @@ def _like_hits(conn: sqlite3.Connection, req: SearchRequest) -> list[dict[str, A
     return hits
 
 
-def _attach_context(conn: sqlite3.Connection, hits: list[dict[str, Any]], include_inactive: bool) -> None:
-    """`context`: the previous and next message of each hit's session by (timestamp, id)."""
+def _attach_context(conn: sqlite3.Connection, hits: list[dict[str, Any]], visible: str | None) -> None:
+    """`context`: the previous and next message of each hit's session by (timestamp, id), among the
+    rows `visible` (over alias `m`) lets through (None: every row)."""
     ids = [hit["id"] for hit in hits]
-    active = "" if include_inactive else " AND {}.active = 1"
     sql = _NEIGHBOURS_SQL.format(
         marks=placeholders(ids),
-        active_p=active.format("p"),
-        active_n=active.format("n"),
+        active_p="" if visible is None else " AND " + visible.replace("m.", "p."),
+        active_n="" if visible is None else " AND " + visible.replace("m.", "n."),
         clipped=clipped_content_sql("m.content", CONTEXT_CHARS + 1),
     )
     found: dict[int, dict[str, dict[str, Any]]] = {}
@@ -196,14 +198,14 @@ def _attach_roots(conn: sqlite3.Connection, hits: list[dict[str, Any]]) -> None:
         del hit["parent_session_id"]
 
 
-def _run(conn: sqlite3.Connection, req: SearchRequest) -> list[dict[str, Any]]:
+def _run(conn: sqlite3.Connection, req: SearchRequest, visible: str) -> list[dict[str, Any]]:
     if req.sources and not tuples(
         conn, f"SELECT 1 FROM sessions WHERE source IN ({placeholders(req.sources)}) LIMIT 1", req.sources
     ):
         return []  # (otherwise every match of the term would be read to find that none passes)
     hits = _like_hits(conn, req) if req.like_terms else _fts_hits(conn, req)
     if hits:
-        _attach_context(conn, hits, req.include_inactive)
+        _attach_context(conn, hits, None if req.include_inactive else visible)
         _attach_roots(conn, hits)
     return hits
 
@@ -232,8 +234,9 @@ class SearchMixin(StoreBase):
             raise ValueError(f"unknown sort {sort!r} (use rank, newest or oldest)")
         if not query or not self.fts_available or limit <= 0:
             return []
+        visible = self.visible_rows_sql("m")
         where, params = search_filters(
-            source_filter, exclude_sources, role_filter, include_inactive, since=since, until=until
+            source_filter, exclude_sources, role_filter, include_inactive, since=since, until=until, visible=visible
         )
         req = plan_search(
             query,
@@ -248,7 +251,7 @@ class SearchMixin(StoreBase):
         )
         if req is None:
             return []
-        return await self._conns.read(lambda conn: _run(conn, req))
+        return await self._conns.read(lambda conn: _run(conn, req, visible))
 
     async def search_lineages(
         self,
@@ -268,7 +271,10 @@ class SearchMixin(StoreBase):
         query = (query or "").strip()
         if not query or not self.fts_available:
             return LineageSearch()
-        where, params = search_filters(source_filter, None, role_filter, False, since=since, until=until)
+        visible = self.visible_rows_sql("m")
+        where, params = search_filters(
+            source_filter, None, role_filter, False, since=since, until=until, visible=visible
+        )
         req = plan_search(
             query,
             where=where,

@@ -51,15 +51,18 @@ def search_filters(
     include_inactive: bool,
     since: float | None = None,
     until: float | None = None,
+    visible: str = "m.active = 1",
 ) -> tuple[str, list[Any]]:
     """The " AND ..." clauses (over `m` messages and `s` sessions) and their parameters.
 
-    `since` and `until` bound the message's timestamp: since <= timestamp < until.
+    `visible` is the row filter unless `include_inactive` (`StoreBase.visible_rows_sql`: live rows
+    and rows an in-place compaction archived, never rewound ones). `since` and `until` bound the
+    message's timestamp: since <= timestamp < until.
     """
     clauses: list[str] = []
     params: list[Any] = []
     if not include_inactive:
-        clauses.append("m.active = 1")
+        clauses.append(visible)
     for column, values, negate in (
         ("s.source", as_list(source_filter), False),
         ("s.source", as_list(exclude_sources), True),

@@ -1,9 +1,12 @@
 """Session rows: creation, ending and reopening, counters, model/prompt updates, state_meta.
 
 Owns the `sessions` and `state_meta` writes that are not about titles or lineage (reference
-§2.4): `create_session` is `INSERT OR IGNORE`; `end_session` keeps the first reason;
-`update_token_counts` increments (or sets, `absolute=True`) and fills `model`/`billing_*` only
-when empty; the orphaned-compression finalizer.
+§2.4): `create_session` is `INSERT OR IGNORE` (with the working folder's git branch and repository
+root, v21's columns, when known); `end_session` keeps the first reason; `update_token_counts`
+increments (or sets, `absolute=True`), fills `model`/`billing_*` only when empty and, for an
+increment, adds the call to the per-model `session_model_usage` row as Hermes does; the
+compression-failure cooldown kept on the row (v21) so it survives a resume; the
+orphaned-compression finalizer.
 """
 
 from __future__ import annotations
@@ -32,6 +35,28 @@ _TOKEN_COLUMNS = (
 )
 
 
+# One API call added to the session's per-model row (Hermes's session_model_usage, v20), keyed by
+# the model and billing route the session row holds now (after the UPDATE that filled them).
+_MODEL_USAGE_SQL = """INSERT INTO session_model_usage (
+    session_id, model, billing_provider, billing_base_url, billing_mode, input_tokens, output_tokens,
+    cache_read_tokens, cache_write_tokens, reasoning_tokens, api_call_count, estimated_cost_usd,
+    actual_cost_usd, cost_status, cost_source, first_seen, last_seen)
+SELECT s.id, COALESCE(s.model, 'unknown'), COALESCE(s.billing_provider, ''), COALESCE(s.billing_base_url, ''),
+    COALESCE(s.billing_mode, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions s WHERE s.id = ?
+ON CONFLICT(session_id, model, billing_provider, billing_base_url, billing_mode) DO UPDATE SET
+    api_call_count = api_call_count + excluded.api_call_count,
+    input_tokens = input_tokens + excluded.input_tokens,
+    output_tokens = output_tokens + excluded.output_tokens,
+    cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
+    cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+    reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
+    estimated_cost_usd = estimated_cost_usd + excluded.estimated_cost_usd,
+    actual_cost_usd = actual_cost_usd + excluded.actual_cost_usd,
+    cost_status = COALESCE(excluded.cost_status, cost_status),
+    cost_source = COALESCE(excluded.cost_source, cost_source),
+    last_seen = excluded.last_seen"""
+
+
 class SessionsMixin(StoreBase):
     async def create_session(
         self,
@@ -44,6 +69,8 @@ class SessionsMixin(StoreBase):
         cwd: str | None = None,
         title: str | None = None,
         edge: EdgeRecord | None = None,
+        git_branch: str | None = None,
+        git_repo_root: str | None = None,
     ) -> str:
         """Create the row if it does not exist yet (idempotent); returns `session_id`.
 
@@ -67,7 +94,8 @@ class SessionsMixin(StoreBase):
                     raise ValueError(title_conflict_message(clean_title, taken[0]["id"]))
             cursor = conn.execute(
                 "INSERT OR IGNORE INTO sessions (id, source, model, model_config, system_prompt,"
-                " parent_session_id, started_at, cwd, title) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " parent_session_id, started_at, cwd, title, git_branch, git_repo_root)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     source or "unknown",
@@ -78,6 +106,8 @@ class SessionsMixin(StoreBase):
                     time.time(),
                     cwd,
                     clean_title,
+                    git_branch or None,
+                    git_repo_root or None,
                 ),
             )
             if edge is not None and cursor.rowcount > 0:
@@ -192,14 +222,45 @@ class SessionsMixin(StoreBase):
             session_id,
         )
 
+        usage = (*counts, api_call_count, float(estimated_cost_usd or 0.0), float(actual_cost_usd or 0.0))
+        record_usage = not absolute and any(usage)
+
         def work(conn: sqlite3.Connection) -> None:
             conn.execute(
                 "INSERT OR IGNORE INTO sessions (id, source, started_at) VALUES (?, 'unknown', ?)",
                 (session_id, time.time()),
             )
             conn.execute(sql, params)
+            if record_usage:
+                now = time.time()
+                conn.execute(_MODEL_USAGE_SQL, (*usage, cost_status, cost_source, now, now, session_id))
 
         await self._conns.write(work)
+
+    # ------------------------------------------------------------------ compression-failure cooldown (v21)
+
+    async def record_compression_failure_cooldown(self, session_id: str, until: float, error: str | None) -> None:
+        """Keep the summary model's failure cooldown on the row, so a resumed session honours it."""
+        await self._update_columns(
+            session_id, {"compression_failure_cooldown_until": until, "compression_failure_error": error}
+        )
+
+    async def clear_compression_failure_cooldown(self, session_id: str) -> None:
+        await self._update_columns(
+            session_id, {"compression_failure_cooldown_until": None, "compression_failure_error": None}
+        )
+
+    async def get_compression_failure_cooldown(self, session_id: str) -> tuple[float, str | None] | None:
+        """(until, error) of a cooldown still running, else None (also for a v14 file read as it is)."""
+        if not self.has_compacted_column:  # a v14 file: none of v21's columns
+            return None
+        row = await self._conns.fetchone(
+            "SELECT compression_failure_cooldown_until, compression_failure_error FROM sessions WHERE id = ?",
+            (session_id,),
+        )
+        if row is None or row[0] is None or float(row[0]) <= time.time():
+            return None
+        return float(row[0]), row[1]
 
     async def update_system_prompt(self, session_id: str, system_prompt: str) -> None:
         """Store the full assembled system prompt of the session."""
@@ -213,8 +274,13 @@ class SessionsMixin(StoreBase):
         await self._update_column(session_id, "cwd", cwd)
 
     async def _update_column(self, session_id: str, column: str, value: Any) -> None:
+        await self._update_columns(session_id, {column: value})
+
+    async def _update_columns(self, session_id: str, values: dict[str, Any]) -> None:
+        assignments = ", ".join(f"{column} = ?" for column in values)
+
         def work(conn: sqlite3.Connection) -> None:
-            conn.execute(f"UPDATE sessions SET {column} = ? WHERE id = ?", (value, session_id))
+            conn.execute(f"UPDATE sessions SET {assignments} WHERE id = ?", (*values.values(), session_id))
 
         await self._conns.write(work)
 

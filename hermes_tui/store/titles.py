@@ -1,9 +1,12 @@
 """Session titles (reference §2.7): sanitising, uniqueness, lineage numbering, lookup by title.
 
 `sanitize_title` strips control and invisible/bidi characters, collapses whitespace and refuses
-titles over 100 characters. Titles are unique among sessions (NULL never conflicts). In a
-lineage, titles are numbered "base", "base #2", "base #3"...; looking a title up returns the
-most recently started numbered variant.
+titles over 100 characters. Titles are unique among sessions (NULL never conflicts), except that a
+compression continuation may take back a title its own compression ancestor holds: the title moves
+to it (`/title refactor auth` on "refactor auth #2"; the ancestors are hidden behind their tip, so
+the user could not free it otherwise). In a lineage, titles are numbered "base", "base #2",
+"base #3"...; the numbered variants are matched with ASCII letters case-insensitively, as
+Hermes's SQL `LIKE` matches them, and looking a title up returns the most recently started one.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import sqlite3
 
 from hermes_tui.store.base import StoreBase, escape_like
 from hermes_tui.store.connection import fetch_in
+from hermes_tui.store.lineage_queries import LazyGraph, chain_up
 
 MAX_TITLE_LENGTH = 100
 
@@ -47,11 +51,33 @@ def title_base(title: str) -> str:
     return match.group("base") if match else title
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _same_base(a: str, b: str) -> bool:
+    """Equal when ASCII letters are folded (SQLite's LIKE), other characters exactly."""
+    return a.translate(_ASCII_LOWER) == b.translate(_ASCII_LOWER)
+
+
+def _numbered_on(existing: str, base: str) -> int | None:
+    """N when `existing` is "base #N" (base matched as `_same_base`), else None."""
+    match = _NUMBERED.match(existing)
+    return int(match.group("num")) if match and _same_base(match.group("base"), base) else None
+
+
+def is_compression_ancestor(conn: sqlite3.Connection, ancestor_id: str, descendant_id: str) -> bool:
+    """Whether `ancestor_id` is reached from `descendant_id` going up compression edges only."""
+    if not ancestor_id or ancestor_id == descendant_id:
+        return False
+    return ancestor_id in chain_up(LazyGraph(conn), descendant_id)[:-1]
+
+
 class TitlesMixin(StoreBase):
     async def set_session_title(self, session_id: str, title: str | None) -> bool:
         """Set (or clear, with an empty title) the session's title. True when the row exists.
 
-        Raises ValueError "Title '…' is already in use by session …" or for a too-long title.
+        Raises ValueError "Title '…' is already in use by session …" or for a too-long title. A title
+        held by one of the session's compression ancestors moves to the session instead.
         """
         clean = sanitize_title(title)
 
@@ -59,7 +85,10 @@ class TitlesMixin(StoreBase):
             if clean is not None:
                 taken = fetch_in(conn, "SELECT id FROM sessions WHERE title = ? AND id != ?", (clean, session_id))
                 if taken:
-                    raise ValueError(title_conflict_message(clean, taken[0]["id"]))
+                    holder = str(taken[0]["id"])
+                    if not is_compression_ancestor(conn, holder, session_id):
+                        raise ValueError(title_conflict_message(clean, holder))
+                    conn.execute("UPDATE sessions SET title = NULL WHERE id = ?", (holder,))  # the title moves
             cursor = conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (clean, session_id))
             return cursor.rowcount > 0
 
@@ -92,12 +121,9 @@ class TitlesMixin(StoreBase):
             return base
         highest = 0
         for _, existing, _ in variants:
-            if existing == base:
-                highest = max(highest, 1)
-                continue
-            match = _NUMBERED.match(existing)
-            if match and match.group("base") == base:
-                highest = max(highest, int(match.group("num")))
+            number = 1 if existing == base else _numbered_on(existing, base)
+            if number is not None:
+                highest = max(highest, number)
         return f"{base} #{highest + 1}" if highest else base
 
     async def resolve_session_by_title(self, title: str) -> str | None:
@@ -111,8 +137,7 @@ class TitlesMixin(StoreBase):
             if existing == clean:
                 exact = session_id
                 continue
-            match = _NUMBERED.match(existing)
-            if match and match.group("base") == clean:
+            if _numbered_on(existing, clean) is not None:
                 numbered.append((started_at, session_id))
         if numbered:
             return max(numbered)[1]

@@ -186,6 +186,10 @@ class Navigation:
         agent, db = self._app.agent, self._app.db
         if agent is None or db is None:
             return
+        if choice.session_id == agent.session_id and await db.count_compacted(agent.session_id):
+            self._main.conversation.add_notice("info", "That message was compacted in place (kept in the record).")
+            self.open_inspector(agent.session_id, highlight_message_id=choice.message_id)
+            return
         chain = await db.lineage_chain(agent.session_id)
         if choice.session_id in chain and chain.index(choice.session_id) + 1 < len(chain):
             child = chain[chain.index(choice.session_id) + 1]

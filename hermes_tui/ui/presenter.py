@@ -222,6 +222,22 @@ class EventPresenter:
     def _history_shown(self, event: ev.HistoryReplaced) -> None:
         self.show_session(event.session_id)
         self._reveal_pending(event.messages)  # a search hit waiting for this history
+        if event.reason == "resume" and self._app.db is not None:
+            self._tree.in_background(self._note_compactions, event.session_id)
+
+    async def _note_compactions(self, session_id: str) -> None:
+        """A resumed session that was compacted in place says so (the summary above stands for them)."""
+        db = self._app.db
+        if db is None:
+            return
+        replaced = await db.count_compacted(session_id)
+        agent = self._app.agent
+        if replaced and self._app.screen_stack and agent is not None and agent.session_id == session_id:
+            times = await db.compaction_count(session_id)
+            self._main.conversation.add_notice(
+                "compression",
+                f"Compacted in place {times}× — {replaced} earlier messages are kept in the record; F4 shows them",
+            )
 
     @handles(ev.TurnFinished)
     async def _show_turn_finished(self, event: ev.TurnFinished) -> None:
@@ -252,11 +268,17 @@ class EventPresenter:
         if event.aborted:
             return
         fallback = " — fallback summary" if event.fallback_used else ""
+        how = "compacted in place" if event.in_place else "compressed"
         self._main.conversation.add_notice(
             "compression",
-            f"Context compressed: {event.before} → {event.after} messages, "
+            f"Context {how}: {event.before} → {event.after} messages, "
             f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens{fallback}",
         )
+        if event.in_place:  # no child session: the same one, its replaced rows kept (F4 shows them)
+            self._main.conversation.add_notice(
+                "compression", "Same session; the replaced messages are kept and searchable — F4 shows them"
+            )
+            self._tree.in_background(self._tree.refresh, event.session_id)
 
     # ------------------------------------------------------------------ the session and the tree
 

@@ -36,7 +36,16 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER, EDGE_REVIEW, EDGE_ROOT, LineageNode
+from hermes_tui.store.models import (
+    EDGE_BRANCH,
+    EDGE_COMPRESSION,
+    EDGE_DELEGATE,
+    EDGE_OTHER,
+    EDGE_RESET,
+    EDGE_REVIEW,
+    EDGE_ROOT,
+    LineageNode,
+)
 from hermes_tui.text_safety import visible
 from hermes_tui.widgets.formatting import cut, format_age, short_session_id
 from hermes_tui.widgets.lineage_filter import subtree_ids
@@ -47,11 +56,20 @@ DEFAULT_ROOT_LIMIT = 100
 AGE_REFRESH_SECONDS = 30.0
 
 TOGGLE_STYLE = Style.from_meta({"toggle": True})  # a click on the arrow toggles, as in Tree
-EDGE_GLYPHS = {EDGE_COMPRESSION: "⇣", EDGE_BRANCH: "⑂", EDGE_OTHER: "↳", EDGE_REVIEW: "💾"}
+EDGE_GLYPHS = {
+    EDGE_COMPRESSION: "⇣",
+    EDGE_BRANCH: "⑂",
+    EDGE_DELEGATE: "⇢",  # a subagent's session, started by a delegation
+    EDGE_RESET: "↺",  # a session reset that keeps its place in the chain
+    EDGE_OTHER: "↳",
+    EDGE_REVIEW: "💾",
+}
 EDGE_COMPONENTS = {
     EDGE_ROOT: "lineage-tree--root",
     EDGE_COMPRESSION: "lineage-tree--compression",
     EDGE_BRANCH: "lineage-tree--branch",
+    EDGE_DELEGATE: "lineage-tree--other",
+    EDGE_RESET: "lineage-tree--other",
     EDGE_OTHER: "lineage-tree--other",
     EDGE_REVIEW: "lineage-tree--other",
 }
@@ -84,6 +102,7 @@ class LineageTree(LineageView):
         "lineage-tree--tip",
         "lineage-tree--meta",
         "lineage-tree--more",
+        "lineage-tree--compacted",
     }
 
     class SessionChosen(Message):
@@ -571,6 +590,8 @@ class LineageTree(LineageView):
         label.append(cut(visible(title), TITLE_WIDTH), title_style)
         if entry.is_tip:
             label.append(" ◆tip", self._style("lineage-tree--tip"))
+        if session.compactions:  # compacted in place: one session id, its older rows kept as compacted
+            label.append(f" compacted {session.compactions}×", self._style("lineage-tree--compacted"))
         age = format_age(self.clock() - session.last_active)
         if session.edge == EDGE_REVIEW:
             calls = "tool call" if session.message_count == 1 else "tool calls"

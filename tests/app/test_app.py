@@ -205,7 +205,7 @@ async def test_compression_updates_gauge_tree_and_review_log_live(tmp_path: Path
         for index in range(6):
             srv.enqueue(Reply(text=f"answer {index}.{detail}", usage=(2_000, 10, 0, 0)))
         srv.enqueue(
-            Reply(tool_calls=[("c1", "read_file", '{"path": "README.md"}')], usage=(70_000, 10, 0, 0)),
+            Reply(tool_calls=[("c1", "read_file", '{"path": "README.md"}')], usage=(100_000, 10, 0, 0)),
             Reply(text=SUMMARY),
             Reply(text="after compression", usage=(5_000, 10, 0, 0)),
         )
@@ -266,6 +266,8 @@ def test_every_core_event_the_ui_shows_has_exactly_one_handler() -> None:
     not_shown = {ev.TurnStarted}  # the user's own prompt is already on screen when the turn starts
     # issue 19: the core emits these already; the TUI's badge and Review-log line come with its UI work
     not_shown |= {ev.PermissionModeChanged, ev.TurnFilesChanged}
+    # issue 21: pins and display flags (/pin, /reasoning show|hide, /verbose) — their UI comes with the screens
+    not_shown |= {ev.PinsChanged, ev.DisplayChanged}
     assert set(EVENT_HANDLERS) == event_types - not_shown
 
 

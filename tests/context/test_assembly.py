@@ -10,7 +10,14 @@ import pytest
 
 from hermes_tui.core.context import SUMMARY_END_MARKER, ContextCompressor
 from hermes_tui.core.context.assembly import assemble, sanitize_tool_pairs, strip_historical_media
-from hermes_tui.core.context.markers import HISTORICAL_IMAGE_PLACEHOLDER, MISSING_TOOL_RESULT_STUB
+from hermes_tui.core.context.markers import (
+    HISTORICAL_IMAGE_PLACEHOLDER,
+    MERGED_PRIOR_CONTEXT_HEADER,
+    MERGED_SUMMARY_DELIMITER,
+    MISSING_TOOL_RESULT_STUB,
+    split_summary_message,
+)
+from hermes_tui.store.models import is_summary_text
 
 from .helpers import RecordingSummarizer, assistant, call, result, roles, system, text_of, user
 
@@ -29,32 +36,53 @@ class TestRoleSelection:
         assert roles(out) == ["system", "user", "assistant", "user", "assistant"]
         assert out[3]["content"] == f"{SUMMARY}\n\n{SUMMARY_END_MARKER}"
 
-    def test_head_user_gives_an_assistant_summary_without_marker(self) -> None:
+    def test_head_user_gives_an_assistant_summary_with_end_marker_too(self) -> None:
         out = assemble([system(), user("q")], SUMMARY, [user("next")])
         assert roles(out) == ["system", "user", "assistant", "user"]
-        assert out[2]["content"] == SUMMARY
+        assert out[2]["content"] == f"{SUMMARY}\n\n{SUMMARY_END_MARKER}"
 
     def test_head_tool_tail_user_flips_to_assistant(self) -> None:
         head = [system(), user("q"), assistant(None, call("c1", "todo")), result("c1", "ok")]
         out = assemble(head, SUMMARY, [user("next")])
         assert roles(out) == ["system", "user", "assistant", "tool", "assistant", "user"]
 
-    def test_head_assistant_tail_user_merges_into_the_tail(self) -> None:
+    def test_head_assistant_tail_user_merges_into_the_tail_in_hermes_form(self) -> None:
         out = assemble([system(), user("q"), assistant("a")], SUMMARY, [user("what now?"), assistant("x")])
         assert roles(out) == ["system", "user", "assistant", "user", "assistant"]
-        assert out[3]["content"] == f"{SUMMARY}\n\n{SUMMARY_END_MARKER}\n\nwhat now?"
+        merged = f"{MERGED_PRIOR_CONTEXT_HEADER}\nwhat now?\n\n{MERGED_SUMMARY_DELIMITER}"
+        assert out[3]["content"] == f"{merged}\n\n{SUMMARY}\n\n{SUMMARY_END_MARKER}"
+        assert is_summary_text(out[3]["content"])
+        assert split_summary_message(out[3]["content"]) == ("## Active Task\nNone", "what now?")
 
     def test_head_user_tail_assistant_merges_into_the_tail(self) -> None:
         out = assemble([system(), user("q")], SUMMARY, [assistant("answer"), user("more")])
         assert roles(out) == ["system", "user", "assistant", "user"]
-        assert text_of(out[2]).endswith(f"{SUMMARY_END_MARKER}\n\nanswer")
+        assert text_of(out[2]).startswith(f"{MERGED_PRIOR_CONTEXT_HEADER}\nanswer\n\n{MERGED_SUMMARY_DELIMITER}")
+        assert text_of(out[2]).endswith(SUMMARY_END_MARKER)
 
-    def test_merge_into_list_content_adds_a_leading_text_part(self) -> None:
+    def test_merge_into_list_content_wraps_the_parts(self) -> None:
         tail = [{"role": "user", "content": [{"type": "text", "text": "look"}, IMAGE]}]
         out = assemble([system(), user("q"), assistant("a")], SUMMARY, tail)
         parts = out[3]["content"]
-        assert parts[0] == {"type": "text", "text": f"{SUMMARY}\n\n{SUMMARY_END_MARKER}"}
-        assert parts[1:] == tail[0]["content"]
+        assert parts[0] == {"type": "text", "text": f"{MERGED_PRIOR_CONTEXT_HEADER}\n"}
+        assert parts[1:3] == tail[0]["content"]
+        closing = f"\n\n{MERGED_SUMMARY_DELIMITER}\n\n{SUMMARY}\n\n{SUMMARY_END_MARKER}"
+        assert parts[3] == {"type": "text", "text": closing}
+
+    def test_summary_right_after_the_system_prompt_is_a_user_message(self) -> None:
+        out = assemble([system()], SUMMARY, [assistant("done"), user("and then?")])
+        assert roles(out) == ["system", "user", "assistant", "user"]
+        assert out[1]["content"] == f"{SUMMARY}\n\n{SUMMARY_END_MARKER}"
+
+    def test_a_user_turn_survives_when_every_user_message_was_summarised(self) -> None:
+        head = [assistant("starting"), assistant(None, call("c1", "todo")), result("c1", "ok")]
+        out = assemble(head, SUMMARY, [assistant("still working")])
+        assert "user" in roles(out)
+        assert out[3] == {"role": "user", "content": f"{SUMMARY}\n\n{SUMMARY_END_MARKER}"}
+
+    def test_no_user_in_head_or_tail_after_a_user_head_role_still_gives_a_user_turn(self) -> None:
+        out = assemble([], SUMMARY, [assistant("only the agent talked since")])
+        assert roles(out) == ["user", "assistant"]
 
     @pytest.mark.parametrize("head_last", ["user", "assistant", "tool"])
     @pytest.mark.parametrize("tail_first", ["user", "assistant", None])

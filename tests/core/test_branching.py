@@ -12,7 +12,7 @@ from hermes_tui.core import events as ev
 from hermes_tui.core.commands import run_command
 from hermes_tui.core.session.live import SessionError
 from hermes_tui.store.export import build_export
-from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION, EDGE_OTHER
+from hermes_tui.store.models import EDGE_BRANCH, EDGE_COMPRESSION
 from tests.core.helpers import make_agent, rows
 
 
@@ -79,13 +79,14 @@ async def test_hermes_tables_are_untouched_and_a_damaged_record_falls_back_to_de
 
     agent, db, _log = await make_agent(tmp_path)
     node = _node(await agent.lineage(), child)
-    assert node.edge == EDGE_OTHER and node.branch_point is None  # derived, as for a session Hermes made
+    # no record of ours: read as a session Hermes made — its `_branched_from` marker says branch
+    assert node.edge == EDGE_BRANCH and node.branch_point is None
     await db.close()
 
 
 async def test_a_compression_child_records_its_edge(tmp_path: Path) -> None:
     agent, db, _log = await make_agent(tmp_path)
-    await _chat(agent, *(f"read README{i}.md" for i in range(6)))
+    await _chat(agent, *(f"read README{i}.md" for i in range(12)))
     parent = agent.session_id
     outcome = await run_command(agent, "/compress")
     assert "Compressed" in outcome.output, outcome.output

@@ -125,7 +125,7 @@ async def test_an_automatic_compression_that_cannot_help_is_skipped_without_a_su
     threshold = agent.compressor.threshold_tokens
     server.enqueue(
         Reply(tool_calls=[("c1", "todo", "{}")], usage=(threshold + 5_000, 30, 0, 0)),
-        Reply(text="All done.", usage=(2_000, 5, 0, 0)),
+        Reply(text="All done.", usage=(threshold + 6_000, 5, 0, 0)),  # still over: the attempt still counts
     )
     requests = len(server.requests)
     result = await agent.run_conversation("carry on")
@@ -145,7 +145,7 @@ def test_headless_compress_preview_prints_and_changes_nothing(tmp_path: Path) ->
     home = tmp_path / "home"
     first = run_cli("run", "read notes.md", "--json", "--home", str(home), cwd=project)
     session = json.loads(first.stdout)["session_id"]
-    for text in ("what else?", "read notes.md", "and more"):
+    for text in ("what else?", "read notes.md", "and more", "read notes.md", "and the rest"):
         assert run_cli("run", text, "--home", str(home), "--resume", session, cwd=project).returncode == 0
     preview = run_cli("run", "/compress preview", "--home", str(home), "--resume", session, cwd=project)
     assert preview.returncode == 0, preview.stderr

@@ -36,14 +36,15 @@ def server():
 
 
 async def oversized_agent(tmp_path: Path, server: FakeLLMServer):
-    """An agent whose history is far over the 64K threshold, so the next turn compresses first."""
+    """An agent whose history is far over the compression threshold (75 % of a 128K window): its next turn
+    compresses first."""
     agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     for index in range(12):
         server.enqueue(Reply(text=f"Answer number {index}.{DETAIL}", usage=(1_000, 20, 0, 0)))
         assert (await agent.run_conversation(f"Question {index}: tell me about step {index}")).completed
     for message in agent.messages:
         if message["role"] == "assistant":
-            message["content"] += " lorem ipsum dolor" * 1_500
+            message["content"] += " lorem ipsum dolor" * 2_500
     agent.meter.ledger.reset()
     return agent, db, log
 

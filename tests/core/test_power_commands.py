@@ -31,7 +31,9 @@ async def test_model_switch_recomputes_budgets_and_the_next_call_uses_it(tmp_pat
     outcome = await run_command(agent, "/model gpt-4.1")
     assert outcome.output.startswith("Model: openai:gpt-4.1 — window 1,047,576 tokens"), outcome.output
     budget = agent.budget()
-    assert budget.context_length == 1_047_576 and budget.threshold_tokens == 523_788
+    assert (
+        budget.context_length == 1_047_576 and budget.threshold_tokens == 521_740
+    )  # 50 % of the window less 4,096 output tokens
     assert log.of(ev.UsageUpdated)[-1].budget.context_length == 1_047_576  # the gauge redraws at once
     assert (await db.get_session(agent.session_id))["model"] == "gpt-4.1"
     server.enqueue(Reply(text="from the new model"))
@@ -105,7 +107,10 @@ async def test_the_gauge_looks_ahead_from_real_usage(tmp_path: Path, server: Fak
         await agent.run_conversation("next")
     outlook = agent.budget().outlook
     assert outlook is not None and outlook.sizes == (10_000, 20_000, 30_000)
-    assert outlook.growth_per_turn == 10_000 and outlook.turns_left == (64_000 - 30_000) // 10_000
+    assert (
+        outlook.growth_per_turn == 10_000
+        and outlook.turns_left == (agent.compressor.threshold_tokens - 30_000) // 10_000
+    )
     assert outlook.cache_hit_rate == 0.5
     price = price_for("gpt-4o-mini")
     expected = sum(

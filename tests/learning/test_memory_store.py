@@ -160,3 +160,13 @@ def test_concurrent_writers_lose_no_entry(tmp_path: Path) -> None:
     entries = parse_entries((tmp_path / "MEMORY.md").read_text("utf-8"))
     assert len(entries) == 20
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_a_fifo_where_the_lock_file_belongs_is_a_tool_error_not_a_hang(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "memories")
+    (tmp_path / "memories").mkdir()
+    os.mkfifo(tmp_path / "memories" / "MEMORY.md.lock")
+    result = store.apply("add", "memory", "the build needs make 4.3")
+    assert result["success"] is False
+    assert "MEMORY.md" in result["error"] and "not a regular file" in result["error"]
+    assert not (tmp_path / "memories" / "MEMORY.md").exists()

@@ -12,7 +12,12 @@ import pytest
 from hermes_tui.config import Home
 from hermes_tui.core import events as ev
 from hermes_tui.core.prompt import IDENTITY, PromptInputs, build_system_prompt
-from hermes_tui.core.prompt_context import CONTEXT_FILE_MAX_CHARS, find_context_file, search_folders
+from hermes_tui.core.prompt_context import (
+    CONTEXT_FILE_MAX_CHARS,
+    context_file_cap,
+    find_context_file,
+    search_folders,
+)
 from hermes_tui.core.session.autotitle import clean_title, demo_title
 from tests.core.helpers import DEMO, make_agent, openai_choice
 from tests.fake_llm import FakeLLMServer, Reply
@@ -48,7 +53,8 @@ def test_tiers_are_in_order_and_only_the_date_is_stamped(tmp_path: Path) -> None
         "## Skills",
         "## Available skills",
         "## Environment",
-        "# Project context from AGENTS.md",
+        "# Project context",
+        "## AGENTS.md\n\nUse tabs.",
         "MEMBLOCK",
         "Conversation started: Thursday, March 05, 2026",
     ]
@@ -63,31 +69,77 @@ def test_soul_md_replaces_the_identity(tmp_path: Path) -> None:
     assert prompt.startswith("You are Kestrel") and IDENTITY not in prompt
 
 
-def test_context_file_rules_first_match_up_to_the_git_root(tmp_path: Path) -> None:
+def test_hermes_md_is_looked_for_up_to_the_git_root_and_loses_its_front_matter(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     deep = repo / "pkg" / "sub"
     deep.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    (tmp_path / "AGENTS.md").write_text("outside the repository", encoding="utf-8")
-    (repo / "CLAUDE.md").write_text("root claude", encoding="utf-8")
-    (repo / "pkg" / "AGENTS.md").write_text("package agents", encoding="utf-8")
+    (tmp_path / "HERMES.md").write_text("outside the repository", encoding="utf-8")
     assert search_folders(deep) == [deep, repo / "pkg", repo]
+    assert find_context_file(deep) is None  # a HERMES.md above the git root is never read
+    (repo / "HERMES.md").write_text("---\nmodel: x\n---\nhermes at the root", encoding="utf-8")
     found = find_context_file(deep)
-    assert found is not None and found.text == "package agents"  # AGENTS.md outranks CLAUDE.md
-    (repo / "HERMES.md").write_text("hermes wins", encoding="utf-8")
-    assert find_context_file(deep).text == "hermes wins"
-    (repo / "HERMES.md").unlink()
-    (repo / "pkg" / "AGENTS.md").unlink()
-    (repo / "CLAUDE.md").unlink()
-    rules = repo / ".cursor" / "rules"
+    assert found is not None and found.name == str(repo / "HERMES.md")  # above the working folder: its full path
+    assert found.text == f"## {found.name}\n\nhermes at the root"  # the front matter is not sent
+    (repo / "pkg" / ".hermes.md").write_text("nearer wins", encoding="utf-8")
+    assert find_context_file(deep).text.endswith("nearer wins")
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    (tmp_path / ".hermes.md").write_text("a parent outside any repository", encoding="utf-8")
+    assert find_context_file(outside) is None  # outside a repository only the working folder counts
+
+
+def test_agents_claude_and_cursor_rules_are_read_from_the_working_folder_only(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    sub = repo / "pkg"
+    sub.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "AGENTS.md").write_text("root agents", encoding="utf-8")
+    (repo / "CLAUDE.md").write_text("root claude", encoding="utf-8")
+    assert find_context_file(sub) is None  # a parent folder's AGENTS.md or CLAUDE.md is not read
+    found = find_context_file(repo)
+    assert found is not None and found.name == "AGENTS.md" and found.text == "## AGENTS.md\n\nroot agents"
+
+    (sub / "agents.md").write_text("lower-case agents", encoding="utf-8")
+    (sub / "claude.md").write_text("lower-case claude", encoding="utf-8")
+    found = find_context_file(sub)
+    assert found is not None and found.name == "agents.md" and found.text.endswith("lower-case agents")
+    (sub / "agents.md").unlink()
+    assert find_context_file(sub).text == "## claude.md\n\nlower-case claude"  # AGENTS outranks CLAUDE
+    (sub / "claude.md").unlink()
+
+    rules = sub / ".cursor" / "rules"
     rules.mkdir(parents=True)
-    (rules / "style.mdc").write_text("no globals", encoding="utf-8")
-    assert "no globals" in find_context_file(deep).text
-    (repo / "CLAUDE.md").write_text("x" * (CONTEXT_FILE_MAX_CHARS + 5000), encoding="utf-8")
-    capped = find_context_file(deep).text
-    assert len(capped) < CONTEXT_FILE_MAX_CHARS + 100 and "characters of this file left out" in capped
-    prompt = build_system_prompt(inputs(deep))
-    assert "inside the git repository at" in prompt and "outside the repository" not in prompt
+    (rules / "b-style.mdc").write_text("no globals", encoding="utf-8")
+    (rules / "a-tests.mdc").write_text("test first", encoding="utf-8")
+    (rules / "notes.md").write_text("not a rule file", encoding="utf-8")
+    (sub / ".cursorrules").write_text("be brief", encoding="utf-8")
+    found = find_context_file(sub)
+    assert found is not None and found.name == ".cursorrules and .cursor/rules"
+    assert found.text == (
+        "## .cursorrules\n\nbe brief\n\n## .cursor/rules/a-tests.mdc\n\ntest first"
+        "\n\n## .cursor/rules/b-style.mdc\n\nno globals"
+    )
+    (sub / "AGENTS.md").write_text("   \n", encoding="utf-8")  # an empty file does not count
+    assert find_context_file(sub).name == ".cursorrules and .cursor/rules"
+
+
+def test_a_long_context_file_keeps_head_and_tail_within_a_cap_that_grows_with_the_window(tmp_path: Path) -> None:
+    text = "H" * 50_000 + "M" * 100_000 + "T" * 50_000
+    (tmp_path / "AGENTS.md").write_text(text, encoding="utf-8")
+    capped = find_context_file(tmp_path).text
+    assert len(capped) < CONTEXT_FILE_MAX_CHARS + 400
+    assert capped.startswith("## AGENTS.md\n\n" + "H" * 100)
+    assert capped.endswith("\n\n" + "T" * int(CONTEXT_FILE_MAX_CHARS * 0.2))
+    assert "M" * 100 not in capped and f"Read {tmp_path / 'AGENTS.md'} with read_file" in capped
+    assert context_file_cap(None) == context_file_cap(64_000) == CONTEXT_FILE_MAX_CHARS
+    assert context_file_cap(1_000_000) == 240_000 and context_file_cap(10_000_000) == 500_000
+    whole = find_context_file(tmp_path, context_length=1_000_000).text  # a 1M window takes the file whole
+    assert whole == "## AGENTS.md\n\n" + text
+    prompt = build_system_prompt(
+        PromptInputs(cwd=tmp_path, model="m", provider="p", tool_names=(), context_length=1_000_000)
+    )
+    assert text in prompt
 
 
 async def test_opened_on_a_hermes_home_the_prompt_carries_hermes_blocks_byte_for_byte(tmp_path: Path) -> None:

@@ -117,3 +117,22 @@ async def test_start_fresh_ends_the_saved_session_and_forgets_everything(db: Ses
     assert (await db.get_session(old))["end_reason"] == "new_session"
     assert session.id != old and session.messages == [] and session.system_prompt is None
     assert session.todo.is_empty() and session.title == "next" and not session.row_created
+
+
+async def test_a_new_row_records_the_git_branch_and_repository_root_as_hermes_does(
+    db: SessionDB, tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/feature/login\n", encoding="utf-8")
+    (repo / "src").mkdir()
+    session = LiveSession(
+        db=db, emitter=Emitter(EventLog()), source="cli", cwd=repo / "src", model=lambda: "m", build_prompt=lambda: "P"
+    )
+    await session.flush([{"role": "user", "content": "hi"}])
+    row = await db.get_session(session.id)
+    assert (row["git_branch"], row["git_repo_root"]) == ("feature/login", str(repo.resolve()))
+    outside = live(db, EventLog(), tmp_path / "elsewhere")
+    await outside.flush([{"role": "user", "content": "hi"}])
+    row = await db.get_session(outside.id)
+    assert (row["git_branch"], row["git_repo_root"]) == (None, None)  # Hermes's default: left NULL

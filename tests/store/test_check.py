@@ -82,7 +82,7 @@ async def test_doctor_checks_of_a_healthy_file(tmp_path: Path) -> None:
     before = digest(path)
     findings = {f.name: f for f in inspect_database(path)}
     assert findings["integrity"].status == OK and "ok" in findings["integrity"].detail
-    assert findings["schema"].status == OK and findings["schema"].detail == "v14"
+    assert findings["schema"].status == OK and findings["schema"].detail == "v21"
     for table in ("messages_fts", "messages_fts_trigram"):
         finding = findings[f"FTS {table}"]
         assert finding.status == OK and finding.detail.startswith("300 rows, matching messages")
@@ -134,7 +134,7 @@ async def test_doctor_reports_an_old_schema_as_a_warning(tmp_path: Path) -> None
     path = await build_state_db(tmp_path / "home" / "state.db", messages=4)
     raw_execute(path, "UPDATE schema_version SET version = 12")
     findings = {f.name: f for f in inspect_database(path)}
-    assert findings["schema"].status == WARNING and "v12; the next open upgrades it to v14" in findings["schema"].detail
+    assert findings["schema"].status == WARNING and "v12; the next open upgrades it to v21" in findings["schema"].detail
 
 
 async def test_a_clean_check_is_remembered_outside_the_home_until_the_file_changes(tmp_path: Path) -> None:
@@ -150,3 +150,9 @@ async def test_a_clean_check_is_remembered_outside_the_home_until_the_file_chang
     problem = quick_check(path)
     assert problem is not None and problem.startswith(f"{path} is damaged (")
     assert quick_check(path) == problem  # a damaged file is never remembered as clean
+
+
+async def test_doctor_reports_a_v14_file_as_working_as_it_is(hermes_fixture_db: Path) -> None:
+    findings = {f.name: f for f in inspect_database(hermes_fixture_db)}
+    assert findings["schema"].status == OK
+    assert findings["schema"].detail == "v14; read as it is, upgraded to v21 by the next write"

@@ -55,7 +55,8 @@ async def test_writing_keeps_the_file_hermes_compatible(hermes_db: SessionDB, he
     await hermes_db.append_message(FIXTURE_TIP, "assistant", "审计日志已经添加完毕")
     await hermes_db.end_session(FIXTURE_TIP, "tui_shutdown")
     await hermes_db.close()
-    assert raw_execute(hermes_fixture_db, "SELECT version FROM schema_version") == [(14,)]
+    # opened for writing, the v14 file was upgraded as Hermes upgrades it
+    assert raw_execute(hermes_fixture_db, "SELECT version FROM schema_version") == [(21,)]
     assert raw_execute(hermes_fixture_db, "PRAGMA integrity_check") == [("ok",)]
     assert raw_execute(
         hermes_fixture_db, "SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH 'xylophonic'"

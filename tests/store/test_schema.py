@@ -1,20 +1,25 @@
-"""Schema v14 exactly as Hermes writes it; upgrades of older files; unusable files; journal mode."""
+"""Schema v21 exactly as Hermes writes it; upgrades of v14 and older files; read-only opens; our
+indexes built after the open; unusable files; journal mode."""
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from hermes_tui.store import schema
+from hermes_tui.store import extra_indexes, schema
 from hermes_tui.store.connection import apply_wal_with_fallback
 from hermes_tui.store.db import SessionDB
 from hermes_tui.store.errors import StoreError
-from tests.store.conftest import make_session, raw_execute
+from tests.conftest import HERMES_HOME_V21
+from tests.core.helpers import wait_until
+from tests.store.conftest import FIXTURE_BRANCH_CHILD, FIXTURE_TIP, make_session, raw_execute
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "hermes_state_v14.db"
+V21_DB = HERMES_HOME_V21 / "state.db"
 
 
 def _schema_sql(path: Path) -> dict[tuple[str, str], str]:
@@ -31,17 +36,27 @@ def _ours(path: Path) -> dict[tuple[str, str], str]:
     return {key: sql for key, sql in _schema_sql(path).items() if key[1] in schema.OUR_INDEXES}
 
 
-async def test_new_file_has_exactly_the_schema_hermes_writes_plus_our_documented_index(db_path: Path) -> None:
+async def test_new_file_has_exactly_the_schema_hermes_v21_writes(db_path: Path) -> None:
+    """A database we create is one Hermes a7ef17da7 opens without migrating anything."""
     store = await SessionDB.open(db_path)
     await store.close()
-    ours = _schema_sql(db_path)
-    hermes = _schema_sql(FIXTURE)
-    # Every table, column, trigger and index Hermes declares, with the same DDL; nothing else but
-    # the documented extra index(es), which are plain indexes on a Hermes table.
-    extra = {key: sql for key, sql in ours.items() if key not in hermes}
-    assert {key: sql for key, sql in ours.items() if key in hermes} == hermes
-    assert set(extra) == {("index", name) for name in schema.OUR_INDEXES}
-    assert set(schema.OUR_INDEXES) == {schema.LINEAGE_INDEX, schema.ROLE_INDEX}
+    # Every table, column, index and trigger Hermes declares, with the same DDL, and nothing else.
+    assert _schema_sql(db_path) == _schema_sql(V21_DB)
+    assert _columns(db_path) == _columns(V21_DB)
+    assert raw_execute(db_path, "SELECT version FROM schema_version") == [(21,)]
+    assert len({name for kind, name in _schema_sql(db_path) if kind == "trigger"}) == 6
+
+
+async def test_our_indexes_are_built_on_request_only_and_are_plain_indexes(db_path: Path) -> None:
+    store = await SessionDB.open(db_path)
+    try:
+        assert _ours(db_path) == {}  # not at open: the first screen never waits for them
+        assert sorted(await store.build_extra_indexes()) == sorted(schema.OUR_INDEXES)
+        assert await store.build_extra_indexes() == []  # there already
+    finally:
+        await store.close()
+    extra = {key for key in _schema_sql(db_path) if key not in _schema_sql(V21_DB)}
+    assert extra == {("index", name) for name in schema.OUR_INDEXES}
     assert all(name.startswith("idx_hermes_tui_") for _, name in extra)
     assert raw_execute(db_path, f"SELECT tbl_name FROM sqlite_master WHERE name = '{schema.LINEAGE_INDEX}'") == [
         ("sessions",)
@@ -49,29 +64,129 @@ async def test_new_file_has_exactly_the_schema_hermes_writes_plus_our_documented
     assert raw_execute(db_path, f"SELECT tbl_name FROM sqlite_master WHERE name = '{schema.ROLE_INDEX}'") == [
         ("messages",)
     ]
-    assert _columns(db_path) == _columns(FIXTURE)
-    assert raw_execute(db_path, "SELECT version FROM schema_version") == [(14,)]
-    trigger_names = {name for kind, name in ours if kind == "trigger"}
-    assert len(trigger_names) == 6
 
 
-async def test_a_hermes_file_gains_only_our_index_and_gets_it_back_when_dropped(hermes_fixture_db: Path) -> None:
-    before = _schema_sql(hermes_fixture_db)
-    assert _ours(hermes_fixture_db) == {}
-    store = await SessionDB.open(hermes_fixture_db)
-    await store.close()
-    after = _schema_sql(hermes_fixture_db)
-    assert {key: sql for key, sql in after.items() if key not in _ours(hermes_fixture_db)} == before
-    assert set(_ours(hermes_fixture_db)) == {("index", schema.LINEAGE_INDEX), ("index", schema.ROLE_INDEX)}
-    raw_execute(hermes_fixture_db, f"DROP INDEX {schema.LINEAGE_INDEX}")  # e.g. a tool rebuilt the table
-    raw_execute(hermes_fixture_db, f"DROP INDEX {schema.ROLE_INDEX}")
-    store = await SessionDB.open(hermes_fixture_db)
+async def test_a_hermes_v21_file_opens_with_its_schema_untouched(hermes_home_v21: Path) -> None:
+    path = hermes_home_v21 / "state.db"
+    before = _schema_sql(path)
+    columns = _columns(path)
+    store = await SessionDB.open(path)
     try:
-        assert len(await store.list_sessions_rich()) == 4
+        assert len(await store.list_sessions_rich()) >= 2
     finally:
         await store.close()
-    assert _schema_sql(hermes_fixture_db) == after
+    assert _schema_sql(path) == before and _columns(path) == columns  # nothing migrated, nothing added
+    store = await SessionDB.open(path)
+    try:
+        await store.build_extra_indexes()  # the TUI does this in the background
+        assert len(await store.list_sessions_rich()) >= 2
+    finally:
+        await store.close()
+    after = _schema_sql(path)
+    assert {key: sql for key, sql in after.items() if key[1] not in schema.OUR_INDEXES} == before
+    raw_execute(path, f"DROP INDEX {schema.LINEAGE_INDEX}")  # e.g. a tool rebuilt the table
+    store = await SessionDB.open(path)
+    try:
+        assert await store.build_extra_indexes() == [schema.LINEAGE_INDEX]
+    finally:
+        await store.close()
+    assert _schema_sql(path) == after
+    assert raw_execute(path, "PRAGMA integrity_check") == [("ok",)]
+
+
+async def test_a_read_only_open_of_a_hermes_file_writes_nothing(hermes_home_v21: Path) -> None:
+    path = hermes_home_v21 / "state.db"
+    data, stamp = path.read_bytes(), path.stat().st_mtime_ns
+    store = await SessionDB.open(path, read_only=True)
+    try:
+        assert [hit["session_id"] for hit in await store.search_messages("walrus", limit=50)]
+        store.start_extra_indexes()  # never for a read-only open
+        assert await store.build_extra_indexes() == []
+    finally:
+        await store.close()
+    assert path.read_bytes() == data and path.stat().st_mtime_ns == stamp
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith("state.db")) == ["state.db"]
+
+
+async def test_a_v14_file_is_upgraded_as_hermes_upgrades_it(hermes_fixture_db: Path) -> None:
+    """Columns with Hermes's defaults, the three new tables, Hermes's indexes, its data migrations."""
+    raw_execute(hermes_fixture_db, "UPDATE sessions SET input_tokens = 120, output_tokens = 30 WHERE title IS NOT NULL")
+    branch_child = raw_execute(
+        hermes_fixture_db, "SELECT id, parent_session_id FROM sessions WHERE id = ?", (FIXTURE_BRANCH_CHILD,)
+    )[0]
+    raw_execute(  # a branch we recorded, whose parent was resumed since (its end reason no longer says so)
+        hermes_fixture_db, "UPDATE sessions SET end_reason = 'tui_close' WHERE id = ?", (branch_child[1],)
+    )
+    raw_execute(
+        hermes_fixture_db,
+        "INSERT INTO state_meta (key, value) VALUES (?, ?)",
+        (f"edge:{branch_child[0]}", json.dumps({"kind": "branch", "parent": branch_child[1], "branch_point": None})),
+    )
+    store = await SessionDB.open(hermes_fixture_db)
+    await store.close()
+    assert raw_execute(hermes_fixture_db, "SELECT version FROM schema_version") == [(21,)]
+    ours, hermes = _columns(hermes_fixture_db), _columns(V21_DB)
+    assert set(ours) == set(hermes)
+    for table, rows in hermes.items():  # the same columns (added at the end, so in another order)
+        assert sorted(row[1:] for row in ours[table]) == sorted(row[1:] for row in rows), table
+    assert {n for k, n in _schema_sql(hermes_fixture_db) if k == "index"} == {
+        n for k, n in _schema_sql(V21_DB) if k == "index"
+    }
+    # v20: one usage row per session with tokens, from the session row
+    seeded = raw_execute(hermes_fixture_db, "SELECT COUNT(*) FROM session_model_usage WHERE input_tokens = 120")
+    titled = raw_execute(hermes_fixture_db, "SELECT COUNT(*) FROM sessions WHERE title IS NOT NULL")
+    assert seeded == titled and seeded[0][0] > 0
+    # v16: our recorded branch gets the marker Hermes reads, so Hermes never takes it for a subagent
+    config = raw_execute(hermes_fixture_db, "SELECT model_config FROM sessions WHERE id = ?", (branch_child[0],))[0][0]
+    assert json.loads(config) == {"_branched_from": branch_child[1]}
+    compression_children = raw_execute(
+        hermes_fixture_db,
+        "SELECT c.model_config FROM sessions c JOIN sessions p ON p.id = c.parent_session_id"
+        " WHERE p.end_reason = 'compression'",
+    )
+    assert compression_children and all(row[0] is None for row in compression_children)
     assert raw_execute(hermes_fixture_db, "PRAGMA integrity_check") == [("ok",)]
+
+
+async def test_a_v14_file_is_read_as_it_is_by_a_read_only_open(hermes_fixture_db: Path) -> None:
+    data = hermes_fixture_db.read_bytes()
+    store = await SessionDB.open(hermes_fixture_db, read_only=True)
+    try:
+        assert store.has_compacted_column is False
+        assert await store.search_messages("sqlite")
+        assert len(await store.lineage_tree()) == 6
+        assert await store.count_compacted(FIXTURE_TIP) == 0
+    finally:
+        await store.close()
+    assert hermes_fixture_db.read_bytes() == data
+    assert raw_execute(hermes_fixture_db, "SELECT version FROM schema_version") == [(14,)]
+
+
+async def test_an_index_build_gives_way_to_a_write_and_finishes_later(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(extra_indexes, "QUIET_BEFORE_RETRY_S", 0.05)
+    store = await SessionDB.open(db_path)
+    try:
+        await make_session(store, "big")
+        rows = [{"role": "user", "content": f"message {i} " + "words " * 40} for i in range(4000)]
+        for _ in range(10):
+            await store.append_messages("big", rows)
+        builder = store._conns.extra_indexes
+        task = store._conns.start_extra_indexes()
+        assert task is not None
+        role_build = len(schema.OUR_INDEXES)  # the role index is built last, over every message row
+        await wait_until(
+            lambda: (builder._stop is not None and builder.attempts == role_build) or task.done(),
+            what="the role index build to start",
+        )
+        await store.append_message("big", "user", "written while the index was being built")
+        assert sorted(await task) == sorted(schema.OUR_INDEXES)
+        assert builder.attempts > len(schema.OUR_INDEXES)  # the write interrupted a build, which was retried
+        assert await store.count_messages("big") == 40_001
+    finally:
+        await store.close()
+    assert {name for kind, name in _schema_sql(db_path) if kind == "index"} >= set(schema.OUR_INDEXES)
 
 
 async def test_opening_twice_changes_nothing(db_path: Path) -> None:
@@ -141,7 +256,7 @@ async def test_old_file_is_reconciled_and_migrated(db_path: Path) -> None:
         assert len(await store.search_messages("kubernetes")) == 1
     finally:
         await store.close()
-    assert raw_execute(db_path, "SELECT version FROM schema_version") == [(14,)]
+    assert raw_execute(db_path, "SELECT version FROM schema_version") == [(21,)]
     assert raw_execute(db_path, "PRAGMA integrity_check") == [("ok",)]
     columns = {row[1] for row in raw_execute(db_path, "PRAGMA table_info(sessions)")}
     assert {"handoff_error", "rewind_count", "archived", "api_call_count", "cwd"} <= columns

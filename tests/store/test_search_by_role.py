@@ -31,6 +31,7 @@ async def _fill(db: SessionDB, db_path: Path) -> None:
         await db.append_messages(f"s{index}", rows)
     # some messages switched off (a rewound branch), with the other filters in play
     raw_execute(db_path, "UPDATE messages SET active = 0 WHERE id % 7 = 0")
+    assert schema.ROLE_INDEX in await db.build_extra_indexes()  # built after the open, on request
 
 
 async def _hits(db: SessionDB, **kwargs) -> list[tuple]:

@@ -1,7 +1,8 @@
 """Differential table: the same error inputs through our classifier, next to the class the reference gives.
 
 Each row is one error as a provider sends it (HTTP status, message, body error code) and the class
-Hermes's classifier assigns it (reference §6.3, read from its phrase tables and pipeline order).
+Hermes's classifier assigns it (reference §6.3, read from its phrase tables and pipeline order; the
+rows were checked against Hermes a7ef17da7's own `agent/error_classifier.py`).
 Where we deliberately classify differently, the row says so and why; every other row must agree.
 A failure prints the whole disagreement table, ours and the reference's side by side.
 """
@@ -32,10 +33,13 @@ class Row:
     ours: str | None = None  # set only where we deliberately differ
     why: str = ""
     large: bool = False  # the session is large (for the size-dependent rules)
+    metadata: dict[str, Any] | None = None  # an aggregator's `error.metadata` (OpenRouter's upstream report)
 
     def error(self) -> ProviderHTTPError:
-        body = {"error": {"message": self.message, "type": "error", "code": self.code}}
-        return ProviderHTTPError(self.message, self.status, body)
+        inner: dict[str, Any] = {"message": self.message, "type": "error", "code": self.code}
+        if self.metadata is not None:
+            inner["metadata"] = self.metadata
+        return ProviderHTTPError(self.message, self.status, {"error": inner})
 
 
 ROWS = [
@@ -53,6 +57,7 @@ ROWS = [
     Row(402, "Payment Required", "billing"),
     Row(402, "Usage limit reached, resets at 12:00 — try again later", "rate_limit"),
     Row(None, "insufficient credits for this request", "billing"),
+    Row(400, "You're out of extra usage. Add more at claude.ai/settings/usage and keep going.", "billing"),
     Row(None, "You exceeded your current quota, please check your plan", "billing"),
     # --- rate limits
     Row(None, "Too many concurrent requests for this model", "rate_limit"),
@@ -66,6 +71,10 @@ ROWS = [
     Row(429, "Server is at capacity", "overloaded"),
     Row(None, "upstream overloaded", "overloaded"),
     Row(None, "tokens per minute exceeded", "rate_limit"),
+    # an aggregator relaying its upstream's 429: the key is healthy (fall back, never bench it)
+    Row(429, "Provider returned error", "upstream_rate_limit", metadata={"provider_name": "DeepSeek", "raw": "{}"}),
+    Row(429, "Provider returned error", "upstream_rate_limit", metadata={"raw": "rate limited upstream"}),
+    Row(429, "Provider returned error", "rate_limit"),  # no upstream report: the key's own limit
     # --- context overflow
     Row(400, "This request exceeds the maximum number of tokens", "context_overflow"),
     Row(400, "engine prompt length 140000 exceeds the model limit", "context_overflow"),
@@ -80,7 +89,14 @@ ROWS = [
     Row(None, "context window exceeded", "context_overflow"),
     Row(400, "Error", "context_overflow", large=True),
     Row(400, "Error", "format_error"),
-    Row(502, "cloudflare: origin_bad_gateway", "context_overflow", large=True),
+    Row(
+        502,
+        "cloudflare: origin_bad_gateway",
+        "server_error",
+        ours="context_overflow",
+        large=True,
+        why="a gateway's own 5xx page on a huge session hides the provider's overflow answer; Hermes retries it",
+    ),
     Row(502, "cloudflare: origin_bad_gateway", "server_error"),
     Row(None, "whatever", "context_overflow", code="context_length_exceeded"),
     Row(400, "whatever", "format_error", code="context_length_exceeded"),  # with a status, the status decides
@@ -95,6 +111,7 @@ ROWS = [
     Row(400, "Unsupported model: foo-1", "model_not_found"),
     Row(None, "The requested model does not exist", "model_not_found"),
     Row(404, "Not Found", "unknown"),
+    Row(404, "No endpoints found that support tool use. Try disabling tools.", "model_not_found"),
     Row(None, "x", "model_not_found", code="model_not_found"),
     Row(
         404,
@@ -111,7 +128,17 @@ ROWS = [
     Row(403, "Request not allowed", "auth"),
     Row(None, "You have run out of available resources for grok-4", "auth"),
     Row(None, "you do not have an active Grok subscription", "auth"),
-    # --- SSL / transport
+    # --- SSL / transport: a certificate that does not verify fails fast, other TLS trouble is retried
+    Row(
+        None,
+        "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self-signed certificate (_ssl.c:1006)",
+        "ssl_cert_verification",
+    ),
+    Row(None, "certificate verify failed: unable to get local issuer certificate", "ssl_cert_verification"),
+    Row(None, "[SSL: CERTIFICATE_VERIFY_FAILED] certificate has expired", "ssl_cert_verification"),
+    Row(None, "Hostname mismatch, certificate is not valid for 'api.example.com'", "ssl_cert_verification"),
+    Row(None, "self signed certificate in certificate chain", "ssl_cert_verification"),
+    Row(None, "unable to verify the first certificate", "ssl_cert_verification"),
     Row(None, "[SSL: BAD_RECORD_MAC] bad record mac", "timeout"),
     Row(None, "TLSV1 alert internal error", "timeout"),
     Row(None, "SSLV3 alert handshake failure", "timeout"),
@@ -159,7 +186,7 @@ ROWS = [
     Row(504, "Gateway Timeout", "server_error"),
     Row(529, "Overloaded", "overloaded"),
     Row(422, "Unprocessable Entity", "format_error"),
-    Row(408, "Request Timeout", "format_error", ours="timeout", why="a 408 is the server giving up waiting"),
+    Row(408, "Request Timeout", "timeout"),
     Row(None, "something odd happened", "unknown"),
     Row(None, "x", "rate_limit", code="resource_exhausted"),
     Row(None, "x", "billing", code="insufficient_quota"),

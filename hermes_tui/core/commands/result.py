@@ -1,11 +1,11 @@
 """What a slash command hands back to the front-end: `CommandResult`, and the typed screen intents.
 
 A command that opens a screen does not build the text of that screen: it returns an intent (open
-the search on a query, compare two sessions, inspect a compression, show the learning screen or
-the help). The TUI opens the screen, which reads the store itself; the headless front-end turns the
-intent into text (`hermes_tui.headless.intent_text`). So the TUI never computes an answer it would
-throw away. This module holds plain data only, so every handler module can build a result without
-importing the registry.
+the search on a query, compare two sessions, inspect a compression, show the learning screen,
+the help or the context breakdown, copy a text). The TUI opens the screen, which reads the store
+itself; the headless front-end turns the intent into text (`hermes_tui.headless.intent_text`).
+So the TUI never computes an answer it would throw away. This module holds plain data only, so
+every handler module can build a result without importing the registry.
 """
 
 from __future__ import annotations
@@ -53,7 +53,23 @@ class ShowHelp:
     """/help: the commands and keys."""
 
 
-Intent = OpenSearch | OpenCompare | OpenInspector | OpenLearning | ShowHelp
+@dataclass(frozen=True)
+class OpenContext:
+    """/context: what fills the window (`core.context_report.context_report(agent, top)`: the
+    categories, the `top` heaviest messages with their positions in Agent.messages, the pinned ones)."""
+
+    top: int = 10
+
+
+@dataclass(frozen=True)
+class CopyText:
+    """/copy: put `text` (the `number`-th last answer) on the clipboard; headless prints it."""
+
+    text: str
+    number: int = 1
+
+
+Intent = OpenSearch | OpenCompare | OpenInspector | OpenLearning | ShowHelp | OpenContext | CopyText
 
 
 @dataclass(frozen=True)

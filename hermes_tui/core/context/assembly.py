@@ -1,7 +1,10 @@
 """Phase 4 of compression: put head, summary and tail back together into a valid conversation.
 
 Owns the system-prompt compaction note, the summary message's role (chosen so no two adjacent
-messages share a role, merging into the first tail message when neither role fits), the END marker,
+messages share a role — always "user" when it would otherwise be the first visible message or when
+no user turn survives in head or tail — merging into the first tail message when neither role
+fits, in Hermes's form: that message's text under MERGED_PRIOR_CONTEXT_HEADER, the delimiter, the
+summary), the END marker after every summary,
 `sanitize_tool_pairs` (no orphan tool results, a stub result for every unanswered call) and
 `strip_historical_media` (only the newest user image survives). Never mutates its input.
 """
@@ -13,6 +16,8 @@ from typing import Any
 
 from hermes_tui.core.context.markers import (
     HISTORICAL_IMAGE_PLACEHOLDER,
+    MERGED_PRIOR_CONTEXT_HEADER,
+    MERGED_SUMMARY_DELIMITER,
     MISSING_TOOL_RESULT_STUB,
     SUMMARY_END_MARKER,
     SYSTEM_COMPACTION_NOTE,
@@ -111,24 +116,37 @@ def _with_system_note(system: Message) -> Message:
     return {**system, "content": f"{text}\n\n{SYSTEM_COMPACTION_NOTE}" if text else SYSTEM_COMPACTION_NOTE}
 
 
-def choose_summary_role(last_head_role: str, first_tail_role: str) -> tuple[str, bool]:
-    """(role for a standalone summary message, merge into the first tail message instead)."""
-    role = "user" if last_head_role in ("assistant", "tool") else "assistant"
+def choose_summary_role(last_head_role: str, first_tail_role: str, *, force_user: bool = False) -> tuple[str, bool]:
+    """(role for a standalone summary message, merge into the first tail message instead).
+
+    `force_user` pins the role to "user": when the summary would be the first message after the
+    system prompt (providers reject a conversation that starts with the assistant) or when no user
+    message survives in head or tail (some servers reject a request without one).
+    """
+    role = "user" if force_user or last_head_role in ("assistant", "tool") else "assistant"
     if role == first_tail_role:
         flipped = "assistant" if role == "user" else "user"
-        if flipped == last_head_role:
+        if force_user or flipped == last_head_role:
             return role, True
         role = flipped
     return role, False
 
 
-def _prepend_summary(message: Message, summary: str) -> Message:
-    lead = f"{summary}\n\n{SUMMARY_END_MARKER}"
+def _merge_summary(message: Message, summary: str) -> Message:
+    """`message` with the summary merged in: its own text first, as reference, then the summary."""
+    closing = f"\n\n{MERGED_SUMMARY_DELIMITER}\n\n{summary}\n\n{SUMMARY_END_MARKER}"
+    opening = f"{MERGED_PRIOR_CONTEXT_HEADER}\n"
     content = message.get("content")
     if isinstance(content, list):
-        return {**message, "content": [{"type": "text", "text": lead}, *content]}
-    text = content if isinstance(content, str) else content_text(content)
-    return {**message, "content": f"{lead}\n\n{text}" if text else lead}
+        merged: Any = [{"type": "text", "text": opening}, *content, {"type": "text", "text": closing}]
+    else:
+        text = "" if content is None else content if isinstance(content, str) else content_text(content)
+        merged = f"{opening}{text}{closing}"
+    return {**message, "content": merged}
+
+
+def _has_user(messages: Sequence[Message]) -> bool:
+    return any(message.get("role") == "user" for message in messages)
 
 
 def assemble(head: Sequence[Message], summary: str, tail: Sequence[Message]) -> list[Message]:
@@ -141,6 +159,7 @@ def assemble(head: Sequence[Message], summary: str, tail: Sequence[Message]) -> 
     tail_groups = _call_groups(tail)
     known = _known_ids(head_groups)
     known |= _known_ids(tail_groups)
+    force_user = not _has_user(head) and not _has_user(tail)
     head = [dict(m) for m in head]
     kept = [i for i, m in enumerate(tail) if m.get("role") != "tool" or str(m.get("tool_call_id") or "") in known]
     tail_messages = [dict(tail[i]) for i in kept]
@@ -149,13 +168,13 @@ def assemble(head: Sequence[Message], summary: str, tail: Sequence[Message]) -> 
         head[0] = _with_system_note(head[0])
     last_head_role = str(head[-1].get("role")) if head else "user"
     first_tail_role = str(tail_messages[0].get("role")) if tail_messages else "user"
-    role, merge = choose_summary_role(last_head_role, first_tail_role)
+    force_user = force_user or last_head_role == "system"
+    role, merge = choose_summary_role(last_head_role, first_tail_role, force_user=force_user)
     if merge and tail_messages:
-        tail_messages[0] = _prepend_summary(tail_messages[0], summary)
+        tail_messages[0] = _merge_summary(tail_messages[0], summary)
         middle: list[Message] = []
     else:
-        content = f"{summary}\n\n{SUMMARY_END_MARKER}" if role == "user" else summary
-        middle = [{"role": role, "content": content}]
+        middle = [{"role": role, "content": f"{summary}\n\n{SUMMARY_END_MARKER}"}]
     messages = [*head, *middle, *tail_messages]
     groups = [*head_groups, *([None] * len(middle)), *tail_groups]
     return _with_stubs(messages, groups, known, MISSING_TOOL_RESULT_STUB)

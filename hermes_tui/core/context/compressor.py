@@ -1,11 +1,16 @@
 """The context compressor: token tracking, the three triggers' bookkeeping, and the 4-phase compress.
 
-Owns `ContextCompressor`: budgets derived from the window (threshold with the 64K floor, tail budget,
-summary ceiling), usage tracking (`update_from_response`, the -1 "unknown since compression" sentinel,
-preflight deferral), and `compress()` orchestrating phase 0 (per-call reset), 1–2 (plan.py: prune,
-boundaries, summary rehydration), 3 (summary.py via the summarize callables, with the
-600/60/30 s failure/cooldown matrix on an injectable clock and a one-time switch to the main model),
-fallback_summary.py when no summary comes back, and 4 (assembly.py), then the effectiveness counter.
+Owns `ContextCompressor`: budgets derived from the window (threshold.py's trigger on the input
+budget, tail budget, summary ceiling), usage tracking (`update_from_response`, the -1 "unknown since
+compression" sentinel, preflight deferral until real usage is known), the anti-thrash pause (judged
+on the provider's next real prompt size: a compression that did not bring the prompt under the
+threshold is ineffective; two in a row, or two fallback summaries in a row, pause the automatic
+trigger, as does a summary-failure cooldown), and `compress()` orchestrating phase 0 (per-call
+reset), 1–2 (plan.py: prune, boundaries, summary rehydration), 3 (summary.py via the summarize
+callables, with the 600/60/30 s failure/cooldown matrix on an injectable clock — reported through
+`on_cooldown` so it can be stored, cooldown_store.py — and a one-time switch to the main model),
+fallback_summary.py when no summary comes back — unless the summary model failed on its credential
+or the network, when nothing is dropped (the call is aborted, as Hermes does) — and 4 (assembly.py).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from hermes_tui.core.context.constants import (
     DEFAULT_PROTECT_LAST_N,
     DEFAULT_SUMMARY_TARGET_RATIO,
     DEFAULT_THRESHOLD_PERCENT,
-    INEFFECTIVE_SAVINGS_PERCENT,
+    MAX_FALLBACK_COMPRESSIONS,
     MAX_INEFFECTIVE_COMPRESSIONS,
     PREFLIGHT_DEFER_MIN_TOLERANCE,
     PREFLIGHT_DEFER_TOLERANCE_SHARE,
@@ -43,8 +48,8 @@ from hermes_tui.core.context.offload import off_loop
 from hermes_tui.core.context.plan import CompressionPlan, plan_compression
 from hermes_tui.core.context.redact import redact_sensitive_text
 from hermes_tui.core.context.summary import build_summary_prompt, serialize_for_summary, summary_budget
+from hermes_tui.core.context.threshold import effective_threshold_percent, threshold_tokens
 from hermes_tui.core.context.tokens import build_context_budget, estimate_messages_tokens_rough
-from hermes_tui.core.context.windows import MINIMUM_CONTEXT_LENGTH
 from hermes_tui.core.events import ContextBudget
 from hermes_tui.core.messages import Message
 
@@ -54,8 +59,8 @@ Summarize = Callable[[str, int], Awaitable[str]]
 
 NO_PROVIDER_ERROR = "no auxiliary LLM provider configured"
 COMPRESSION_BLOCKED_HINT = (
-    "Compression saved less than 10% twice in a row, so automatic compression is paused. "
-    "Consider /new to start a fresh session, or /compress <topic> to focus the summary."
+    "Two compressions in a row did not bring the context back under the threshold, so automatic "
+    "compression is paused. Consider /new to start a fresh session, or /compress <topic> to focus the summary."
 )
 
 
@@ -77,7 +82,8 @@ class CompressOutcome:
     summary; `tokens_before` is the size the call was asked about (reported, given or estimated)
     and `tokens_after` the rough size of the result. `error` is the summary failure, if any (a
     fallback summary was then used unless aborted); `aux_failure` the error of a distinct summary
-    model the call switched away from.
+    model the call switched away from. `pinned_kept`: the pinned messages of the middle that the
+    summary left out and the result keeps, in order, after it (core/context/pins.py).
     """
 
     messages: list[Message]
@@ -92,6 +98,14 @@ class CompressOutcome:
     error: str | None = None
     aux_failure: str | None = None
     summary_prompt: str | None = None
+    pinned_kept: tuple[int, ...] = ()  # indices (in the input) of pinned middle messages kept verbatim
+
+
+def _positive_or_none(value: object) -> int | None:
+    """An output reservation: a positive int, else None (no reservation)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if value > 0 else None
 
 
 def _as_int(value: Any) -> int:
@@ -120,12 +134,15 @@ class ContextCompressor:
         *,
         clock: Callable[[], float] | None = None,
         summary_timeout: float | None = None,
+        max_output_tokens: int | None = None,
     ) -> None:
         if not isinstance(context_length, int) or isinstance(context_length, bool) or context_length <= 0:
             raise ValueError(f"context_length must be a positive integer, got {context_length!r}")
         if not 0.0 < float(threshold_percent) <= 1.0:
             raise ValueError(f"threshold_percent must be in (0, 1], got {threshold_percent!r}")
-        self.threshold_percent = float(threshold_percent)
+        self.configured_threshold_percent = float(threshold_percent)
+        self.threshold_percent = self.configured_threshold_percent  # raised for small windows by update_model
+        self.max_output_tokens = _positive_or_none(max_output_tokens)
         self.protect_first_n = max(0, int(protect_first_n))
         self.protect_last_n = max(0, int(protect_last_n))
         self.summary_target_ratio = min(
@@ -144,17 +161,24 @@ class ContextCompressor:
         self.update_model(context_length)
 
         self.summary_fell_back_to_main = False  # the one-time switch to the main model happened
+        # told (wall-clock end, reason) when a summary-failure cooldown starts, (None, "") when it is lifted
+        # (cooldown_store.CooldownKeeper keeps it in state.db so a resumed session keeps it)
+        self.on_cooldown: Callable[[float | None, str], None] | None = None
         self._notes = _CallNotes()
         self.reset_session_state()
 
     # ------------------------------------------------------------------ budgets and state
 
-    def update_model(self, context_length: int) -> None:
-        """Recompute every budget for a new context window (model switch)."""
+    def update_model(self, context_length: int, max_output_tokens: int | None = None) -> None:
+        """Recompute every budget for a new context window (model switch); `max_output_tokens`, when
+        given, is the new output reservation (else the current one stays)."""
         if not isinstance(context_length, int) or context_length <= 0:
             raise ValueError(f"context_length must be a positive integer, got {context_length!r}")
+        if max_output_tokens is not None:
+            self.max_output_tokens = _positive_or_none(max_output_tokens)
         self.context_length = context_length
-        self.threshold_tokens = max(int(context_length * self.threshold_percent), MINIMUM_CONTEXT_LENGTH)
+        self.threshold_percent = effective_threshold_percent(context_length, self.configured_threshold_percent)
+        self.threshold_tokens = threshold_tokens(context_length, self.threshold_percent, self.max_output_tokens)
         self.tail_token_budget = int(self.threshold_tokens * self.summary_target_ratio)
         self.max_summary_tokens = min(int(context_length * SUMMARY_CONTEXT_SHARE), SUMMARY_TOKENS_CEILING)
 
@@ -171,17 +195,25 @@ class ContextCompressor:
         self.awaiting_real_usage_after_compression = False
         self.compression_count = 0
         self.ineffective_compression_count = 0
+        self.fallback_compression_streak = 0  # completed compressions in a row that used the fallback summary
+        self._verify_cleared_threshold = False  # a compression completed: the next real usage judges it
         self.previous_summary: str | None = None
         self.summary_failure_cooldown_until = 0.0
         self._cooldown_reason = ""
+        # the last summary failure was an auth or network one: compress() keeps everything instead of a
+        # fallback summary until a summary succeeds (it survives a cooldown's early return)
+        self.summary_auth_failure = False
+        self.summary_network_failure = False
         self.last_outcome = CompressOutcome([], changed=False)
 
     def discard_last_compression(self, previous_summary: str | None) -> None:
-        """The caller did not apply the last compression (it saved nothing): it does not count, and
-        the iterative summary goes back to `previous_summary`. The ineffective count stays, so the
-        automatic trigger still pauses after two such attempts."""
+        """The caller did not apply the last compression (it saved nothing): it does not count, the
+        iterative summary goes back to `previous_summary`, and it is an ineffective attempt, so the
+        automatic trigger still pauses after two of them."""
         self.compression_count = max(0, self.compression_count - 1)
         self.previous_summary = previous_summary
+        self._verify_cleared_threshold = False
+        self.ineffective_compression_count += 1
 
     def note_ineffective_attempt(self) -> None:
         """An automatic compression was skipped because it could not save anything (counts toward the pause)."""
@@ -208,26 +240,46 @@ class ContextCompressor:
         self.last_cache_write_tokens = cache_write
         if prompt > 0:
             self.last_real_prompt_tokens = prompt
-            if prompt < self.threshold_tokens:
-                if self.awaiting_real_usage_after_compression:
+            fits = prompt < self.threshold_tokens
+            if fits:
+                if self.awaiting_real_usage_after_compression and self.last_compression_rough_tokens > 0:
                     self.last_rough_tokens_when_real_prompt_fit = self.last_compression_rough_tokens
+                self.ineffective_compression_count = 0  # the prompt fits again: the pause lifts
             else:
                 self.last_rough_tokens_when_real_prompt_fit = 0
+            if self._verify_cleared_threshold and not fits:
+                # The anti-thrash verdict, on real usage: the compression just made did not bring the
+                # prompt under the threshold (the system prompt and tool schemas alone may exceed it).
+                self.ineffective_compression_count += 1
+                log.warning("compression did not clear the threshold: %d tokens >= %d", prompt, self.threshold_tokens)
+        self._verify_cleared_threshold = False
         self.awaiting_real_usage_after_compression = False
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
-        """tokens >= threshold, unless two compressions in a row saved < 10 % (anti-thrash)."""
+        """tokens >= threshold, unless automatic compression is paused (cooldown or anti-thrash)."""
         tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
         if tokens < self.threshold_tokens:
             return False
-        if self.ineffective_compression_count >= MAX_INEFFECTIVE_COMPRESSIONS:
+        if self.summary_cooldown_remaining > 0:
+            log.debug("compression deferred: the summary model is cooling down")
+            return False
+        if self.compression_blocked:
             log.info(COMPRESSION_BLOCKED_HINT)
             return False
         return True
 
     @property
     def compression_blocked(self) -> bool:
-        return self.ineffective_compression_count >= MAX_INEFFECTIVE_COMPRESSIONS
+        """Two ineffective compressions in a row, or two fallback summaries in a row."""
+        return (
+            self.ineffective_compression_count >= MAX_INEFFECTIVE_COMPRESSIONS
+            or self.fallback_compression_streak >= MAX_FALLBACK_COMPRESSIONS
+        )
+
+    @property
+    def summary_cooldown_remaining(self) -> float:
+        """Seconds until the summary model may be asked again (0 when it may now)."""
+        return max(0.0, self.summary_failure_cooldown_until - self._clock())
 
     def tokens_for_in_loop_check(self, rough_request_tokens: int) -> int:
         """The number the in-loop trigger compares (#12026): the last reported prompt size only —
@@ -239,9 +291,15 @@ class ContextCompressor:
         return self.last_prompt_tokens
 
     def should_defer_preflight_to_real_usage(self, rough: int) -> bool:
-        """Trust the provider's last real prompt size over a schema-heavy rough estimate (§4.1)."""
+        """Trust the provider's last real prompt size over a schema-heavy rough estimate (§4.1).
+
+        Right after a compression the real size is not known yet (the last real one is the stale
+        pre-compression figure): defer once, until the provider reports it.
+        """
         if rough < self.threshold_tokens:
             return False
+        if self.awaiting_real_usage_after_compression:
+            return True
         if not 0 < self.last_real_prompt_tokens < self.threshold_tokens:
             return False
         baseline = self.last_rough_tokens_when_real_prompt_fit or self.last_compression_rough_tokens
@@ -317,14 +375,17 @@ class ContextCompressor:
         """Compress `messages` (never mutated) and say what happened; `memory_notes` join the summary prompt."""
         # Phase 0: per-call state.
         self._notes = _CallNotes()
-        if force:
-            self.summary_failure_cooldown_until = 0.0
+        if force and self.summary_failure_cooldown_until:
+            self._lift_cooldown()
         original = list(messages)
         size = len(original)
 
         # Phases 1-2: prune, boundaries, rehydration of an earlier handoff (off the event loop).
         plan = await off_loop(self.plan, original, size=size)
         if plan is None:
+            # Nothing to summarise yet the prompt is over the threshold (the incompressible part):
+            # an ineffective attempt, or the trigger would fire again every turn.
+            self.ineffective_compression_count += 1
             return self._done(CompressOutcome(original, changed=False))
         if plan.previous is not None and self.previous_summary is None:
             self.previous_summary = plan.previous.body
@@ -333,7 +394,9 @@ class ContextCompressor:
         fallback_used = False
         summary = await self._generate_summary(plan.turns, focus_topic, memory_notes)
         if summary is None:
-            if self.abort_on_summary_failure:
+            # A broken credential or a dropped network is not worth a lossy fallback summary: keep every
+            # message and try again later (Hermes aborts for these whatever abort_on_summary_failure says).
+            if self.abort_on_summary_failure or self.summary_auth_failure or self.summary_network_failure:
                 return self._done(
                     CompressOutcome(original, changed=False, aborted=True, pruned_count=plan.pruned_count)
                 )
@@ -358,8 +421,10 @@ class ContextCompressor:
             _assemble_and_measure, plan, summary, original if display_tokens == 0 else None, size=size
         )
         self.compression_count += 1
+        self.fallback_compression_streak = self.fallback_compression_streak + 1 if fallback_used else 0
+        self._verify_cleared_threshold = True  # judged by the next real usage (update_from_response)
         display_tokens = display_tokens or original_tokens
-        savings = self._record_effectiveness(display_tokens, tokens_after)
+        savings = (display_tokens - tokens_after) / display_tokens * 100 if display_tokens > 0 else 0.0
         return self._done(
             CompressOutcome(
                 compressed,
@@ -367,6 +432,7 @@ class ContextCompressor:
                 fallback_used=fallback_used,
                 summarised_count=plan.summarised_count,
                 pruned_count=plan.pruned_count,
+                pinned_kept=plan.kept,
                 tokens_before=display_tokens,
                 tokens_after=tokens_after,
                 savings_percent=savings,
@@ -380,14 +446,6 @@ class ContextCompressor:
         )
         self.last_outcome = outcome
         return outcome
-
-    def _record_effectiveness(self, display_tokens: int, new_tokens: int) -> float:
-        savings = (display_tokens - new_tokens) / display_tokens * 100 if display_tokens > 0 else 0.0
-        if savings < INEFFECTIVE_SAVINGS_PERCENT:
-            self.ineffective_compression_count += 1
-        else:
-            self.ineffective_compression_count = 0
-        return savings
 
     # ------------------------------------------------------------------ what the last call did
 
@@ -430,6 +488,20 @@ class ContextCompressor:
         self.summary_failure_cooldown_until = self._clock() + seconds
         self._cooldown_reason = reason
         self._notes.summary_error = reason
+        if self.on_cooldown is not None:
+            self.on_cooldown(time.time() + seconds, reason)
+
+    def _lift_cooldown(self) -> None:
+        self.summary_failure_cooldown_until = 0.0
+        self._cooldown_reason = ""
+        if self.on_cooldown is not None:
+            self.on_cooldown(None, "")
+
+    def restore_cooldown(self, remaining_seconds: float, reason: str) -> None:
+        """A resumed session's stored cooldown: automatic compression stays paused for what is left of it."""
+        if remaining_seconds > 0:
+            self.summary_failure_cooldown_until = self._clock() + remaining_seconds
+            self._cooldown_reason = reason
 
     async def _call(self, summarize: Summarize, prompt: str, max_tokens: int) -> str:
         if self.summary_timeout:
@@ -491,12 +563,15 @@ class ContextCompressor:
             except Exception as main_exc:
                 return self._give_up(main_exc, classify_summary_error(main_exc))
         self.previous_summary = body
-        self.summary_failure_cooldown_until = 0.0
-        self._cooldown_reason = ""
+        if self.summary_failure_cooldown_until:
+            self._lift_cooldown()
+        self.summary_auth_failure = self.summary_network_failure = False
         self._notes.summary_error = None
         return f"{SUMMARY_PREFIX}\n{body}"
 
     def _give_up(self, exc: BaseException, failure: SummaryFailure) -> None:
+        self.summary_auth_failure = failure is SummaryFailure.AUTH
+        self.summary_network_failure = failure.is_network
         if failure is SummaryFailure.NO_PROVIDER:
             detail = error_line(exc)
             reason = (

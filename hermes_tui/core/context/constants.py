@@ -1,20 +1,20 @@
 """Numeric constants of the context engine (reference §1.1), in one place.
 
-Owns the compressor's budgets, limits, cooldowns and thresholds, exactly as Hermes defines them at
-the reference snapshot. Marker strings live in `markers.py`; model windows in `windows.py`.
+Owns the compressor's budgets, limits, cooldowns and thresholds, as Hermes defines them (a7ef17da7;
+the trigger rule itself is in `threshold.py`). Marker strings live in `markers.py`; model windows in `windows.py`.
 """
 
 from __future__ import annotations
 
 # -- trigger and budgets ------------------------------------------------------------------------
-DEFAULT_THRESHOLD_PERCENT = 0.50
+DEFAULT_THRESHOLD_PERCENT = 0.50  # the configured default; threshold.py raises it under 512K
 DEFAULT_PROTECT_FIRST_N = 3
 DEFAULT_PROTECT_LAST_N = 20
 DEFAULT_SUMMARY_TARGET_RATIO = 0.20
 SUMMARY_TARGET_RATIO_MIN = 0.10
 SUMMARY_TARGET_RATIO_MAX = 0.80
 
-SUMMARY_TOKENS_CEILING = 12_000
+SUMMARY_TOKENS_CEILING = 10_000
 MIN_SUMMARY_TOKENS = 2000
 SUMMARY_RATIO = 0.20  # summary budget = 20 % of the rough tokens being summarised
 SUMMARY_CONTEXT_SHARE = 0.05  # max_summary_tokens = 5 % of the window (capped by the ceiling)
@@ -62,7 +62,7 @@ TAIL_MIN_MESSAGES = 3
 TAIL_SOFT_CEILING_FACTOR = 1.5
 
 # -- effectiveness and preflight -----------------------------------------------------------------
-INEFFECTIVE_SAVINGS_PERCENT = 10.0
-MAX_INEFFECTIVE_COMPRESSIONS = 2
+MAX_INEFFECTIVE_COMPRESSIONS = 2  # compressions in a row that left the prompt over the threshold
+MAX_FALLBACK_COMPRESSIONS = 2  # compressions in a row that had to use the fallback summary
 PREFLIGHT_DEFER_MIN_TOLERANCE = 4096
 PREFLIGHT_DEFER_TOLERANCE_SHARE = 0.05

@@ -117,9 +117,7 @@ def build_fallback_summary(
     if previous_summary:
         excerpt = previous_summary.strip()[:_PREVIOUS_SUMMARY_EXCERPT]
         goal.append(f"An earlier compaction summary existed; its beginning was:\n{excerpt}")
-    if user_asks:
-        goal.append("Requests made in the compacted turns:")
-        goal.extend(f"- {_one_line(ask, FALLBACK_USER_ASK_MAX_CHARS)}" for ask in user_asks[:10])
+    asks = [f"- {_one_line(ask, FALLBACK_USER_ASK_MAX_CHARS)}" for ask in user_asks[:10]]
 
     dropped_turns = []
     for message in turns[-FALLBACK_MAX_DROPPED_TURNS:]:
@@ -133,11 +131,17 @@ def build_fallback_summary(
         f"Summary generation was unavailable, so this handoff was rebuilt locally for {len(turns)} "
         f"compacted message(s). Summary failure reason: {failure_reason or 'unknown'}"
     )
-    summary = _render(_sections(last_ask, goal, actions, blockers, files, dropped_turns, failure))
-    # Over the cap: give up the oldest dropped-turn lines first so the failure reason survives.
-    while len(summary) > FALLBACK_SUMMARY_MAX_CHARS and dropped_turns:
-        dropped_turns.pop(0)
-        summary = _render(_sections(last_ask, goal, actions, blockers, files, dropped_turns, failure))
+
+    def render() -> str:
+        listed = [*goal, "Requests made in the compacted turns:", *asks] if asks else goal
+        return _render(_sections(last_ask, listed, actions, blockers, files, dropped_turns, failure))
+
+    summary = render()
+    # Over the cap: give up the oldest dropped-turn lines, then the oldest listed requests, so the
+    # failure reason at the end survives.
+    while len(summary) > FALLBACK_SUMMARY_MAX_CHARS and (dropped_turns or asks):
+        (dropped_turns or asks).pop(0)
+        summary = render()
     if len(summary) > FALLBACK_SUMMARY_MAX_CHARS:
         summary = summary[: FALLBACK_SUMMARY_MAX_CHARS - len(FALLBACK_TRUNCATION)] + FALLBACK_TRUNCATION
     return summary

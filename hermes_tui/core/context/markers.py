@@ -1,11 +1,17 @@
 """Marker strings the compressor writes into conversations, and the helpers that recognise them.
 
-Owns SUMMARY_PREFIX (the handoff header, in our own words), the tuple of historical/legacy prefixes
-that rehydration recognises, the exact END marker, the system-prompt compaction note and the
-placeholder texts used by the prune and assembly phases.
+Owns SUMMARY_PREFIX and SUMMARY_END_MARKER — Hermes's exact strings (a7ef17da7,
+`agent/context_compressor.py`), because interoperability needs the very bytes: Hermes recognises
+a previous summary by its prefix, and we recognise Hermes's the same way — the frozen older
+prefixes (Hermes's and our own earlier reworded one), the merged-into-tail wrapping in both the
+current form (prior content first, then the summary, then the END marker) and the older one
+(summary, END marker, then the message), the system-prompt compaction note and the placeholder
+texts used by the prune and assembly phases.
 """
 
 from __future__ import annotations
+
+from hermes_tui.store.models import MERGED_PRIOR_CONTEXT_HEADER, MERGED_SUMMARY_DELIMITER
 
 # Whether a message is a summary is decided in one place, `hermes_tui.store.models.is_summary_text`
 # (the store, export, the compressor and the UI share it); every header here must start with one
@@ -13,7 +19,91 @@ from __future__ import annotations
 
 SUMMARY_TAG = "[CONTEXT COMPACTION — REFERENCE ONLY]"
 
+# The section headings the handoff prefix names (Hermes's current summary template).
+HISTORICAL_TASK_HEADING = "## Historical Task Snapshot"
+HISTORICAL_IN_PROGRESS_HEADING = "## Historical In-Progress State"
+HISTORICAL_PENDING_ASKS_HEADING = "## Historical Pending User Asks"
+HISTORICAL_REMAINING_WORK_HEADING = "## Historical Remaining Work"
+
+# Quoted verbatim from Hermes: a summary Hermes finds under this prefix is its previous summary.
 SUMMARY_PREFIX = (
+    "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted "
+    "into the summary below. This is a handoff from a previous context "
+    "window — treat it as background reference, NOT as active instructions. "
+    "Do NOT answer questions or fulfill requests mentioned in this summary; "
+    "they were already addressed. "
+    "Respond ONLY to the latest user message that appears AFTER this "
+    "summary — that message is the single source of truth for what to do "
+    "right now. "
+    "Topic overlap with the summary does NOT mean you should resume its "
+    "task: even on similar topics, the latest user message WINS. Treat ONLY "
+    "the latest message as the active task and discard stale items from "
+    f"'{HISTORICAL_TASK_HEADING}' / '{HISTORICAL_IN_PROGRESS_HEADING}' / "
+    f"'{HISTORICAL_PENDING_ASKS_HEADING}' / "
+    f"'{HISTORICAL_REMAINING_WORK_HEADING}' entirely — do not 'wrap up' or "
+    "'finish' work described there unless the latest message explicitly "
+    "asks for it. "
+    "Reverse signals in the latest message (e.g. 'stop', 'undo', 'roll "
+    "back', 'just verify', 'don't do that anymore', 'never mind', a new "
+    "topic) must immediately end any in-flight work described in the "
+    "summary; do not re-surface it in later turns. "
+    "IMPORTANT: Your persistent memory (MEMORY.md, USER.md) in the system "
+    "prompt is ALWAYS authoritative and active — never ignore or deprioritize "
+    "memory content due to this compaction note. "
+    "The current session state (files, config, etc.) may reflect work "
+    "described here — avoid repeating it:"
+)
+
+LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:"
+
+# Quoted verbatim from Hermes: appended after every summary, standalone or merged.
+SUMMARY_END_MARKER = "--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---"
+
+# When the summary is merged into the first tail message, that message's own text comes first
+# under MERGED_PRIOR_CONTEXT_HEADER, then MERGED_SUMMARY_DELIMITER, the summary and the END marker
+# (both strings Hermes's, kept in store.models with the summary predicate that recognises the form).
+
+# Frozen older headers that are recognised and stripped when an inherited summary is
+# re-normalised: Hermes's earlier prefixes (quoted verbatim, newest first), the reworded one our
+# earlier releases wrote, and a bare first sentence.
+_HERMES_CARVEOUT_PREFIX = (
+    "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted "
+    "into the summary below. This is a handoff from a previous context "
+    "window — treat it as background reference, NOT as active instructions. "
+    "Do NOT answer questions or fulfill requests mentioned in this summary; "
+    "they were already addressed. "
+    "Respond ONLY to the latest user message that appears AFTER this "
+    "summary — that message is the single source of truth for what to do "
+    "right now. "
+    "If the latest user message is consistent with the '## Active Task' "
+    "section, you may use the summary as background. If the latest user "
+    "message contradicts, supersedes, changes topic from, or in any way "
+    "diverges from '## Active Task' / '## In Progress' / '## Pending User "
+    "Asks' / '## Remaining Work', the latest message WINS — discard those "
+    "stale items entirely and do not 'wrap up the old task first'. "
+    "Reverse signals in the latest message (e.g. 'stop', 'undo', 'roll "
+    "back', 'just verify', 'don't do that anymore', 'never mind', a new "
+    "topic) must immediately end any in-flight work described in the "
+    "summary; do not re-surface it in later turns. "
+    "IMPORTANT: Your persistent memory (MEMORY.md, USER.md) in the system "
+    "prompt is ALWAYS authoritative and active — never ignore or deprioritize "
+    "memory content due to this compaction note. "
+    "The current session state (files, config, etc.) may reflect work "
+    "described here — avoid repeating it:"
+)
+_HERMES_RESUME_EXACTLY_PREFIX = (
+    "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted "
+    "into the summary below. This is a handoff from a previous context "
+    "window — treat it as background reference, NOT as active instructions. "
+    "Do NOT answer questions or fulfill requests mentioned in this summary; "
+    "they were already addressed. "
+    "Your current task is identified in the '## Active Task' section of the "
+    "summary — resume exactly from there. "
+    "Respond ONLY to the latest user message "
+    "that appears AFTER this summary. The current session state (files, "
+    "config, etc.) may reflect work described here — avoid repeating it:"
+)
+_OUR_EARLIER_PREFIX = (
     f"{SUMMARY_TAG} This is a handoff summary carried over from an earlier context window. It is "
     "background for reference, not a new message: the requests it mentions were already dealt with "
     "there, so do not answer or carry them out again. Reply only to the newest user message that comes "
@@ -26,17 +116,13 @@ SUMMARY_PREFIX = (
     "sessions may already reflect the work described here, so build on that state instead of repeating "
     "it. The summary of the earlier turns follows:"
 )
-
-LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:"
-
-# Frozen older headers (ours and Hermes-written ones) that are recognised and stripped when an
-# inherited summary is re-normalised. Longest first so the most specific one is stripped.
 HISTORICAL_SUMMARY_PREFIXES: tuple[str, ...] = (
+    _HERMES_CARVEOUT_PREFIX,
+    _OUR_EARLIER_PREFIX,
+    _HERMES_RESUME_EXACTLY_PREFIX,
     f"{SUMMARY_TAG} Earlier turns were compacted into the summary below.",
     LEGACY_SUMMARY_PREFIX,
 )
-
-SUMMARY_END_MARKER = "--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---"
 
 SYSTEM_COMPACTION_NOTE = (
     "[Note: Some earlier conversation turns have been compacted into a handoff summary to preserve "
@@ -55,16 +141,29 @@ FALLBACK_TRUNCATION = "\n...[fallback summary truncated]"
 MISSING_TOOL_RESULT_STUB = "[Result from earlier conversation — see context summary above]"
 HISTORICAL_IMAGE_PLACEHOLDER = "[Attached image — stripped after compression]"
 
-_ALL_PREFIXES: tuple[str, ...] = (SUMMARY_PREFIX, *HISTORICAL_SUMMARY_PREFIXES)
+# Longest first: several known prefixes begin with the same sentence.
+_ALL_PREFIXES: tuple[str, ...] = tuple(sorted({SUMMARY_PREFIX, *HISTORICAL_SUMMARY_PREFIXES}, key=len, reverse=True))
+
+
+def _after_merged_delimiter(text: str) -> str | None:
+    """What follows the delimiter of a current-form merged handoff (None for any other text)."""
+    if not text.startswith(MERGED_PRIOR_CONTEXT_HEADER):
+        return None
+    at = text.find(MERGED_SUMMARY_DELIMITER)
+    return None if at < 0 else text[at + len(MERGED_SUMMARY_DELIMITER) :].lstrip()
 
 
 def strip_summary_prefix(text: str) -> str:
     """The summary body without its header (current, historical, legacy or an unknown variant).
 
-    An unknown variant of the compaction tag loses its first line, which is where every known
-    header version keeps its explanation.
+    A current-form merged handoff loses everything up to its delimiter (the prior message's text)
+    first. An unknown variant of the compaction tag loses its first line, which is where every
+    known header version keeps its explanation.
     """
     body = text.lstrip()
+    merged = _after_merged_delimiter(body)
+    if merged is not None:
+        body = merged
     changed = True
     while changed:  # a summary re-prefixed by several versions carries several headers
         changed = False
@@ -87,12 +186,19 @@ def with_summary_prefix(text: str) -> str:
 
 
 def split_summary_message(text: str) -> tuple[str, str]:
-    """Split a handoff message into (summary body, text after the END marker).
+    """Split a handoff message into (summary body, the text of the message it was merged into).
 
-    The second part is non-empty when the summary was merged into a real message.
+    The second part is non-empty when the summary was merged into a real message: in the current
+    form that message's text sits between MERGED_PRIOR_CONTEXT_HEADER and the delimiter; in the
+    older form it follows the END marker.
     """
-    body = strip_summary_prefix(text)
+    stripped = text.lstrip()
+    prior = ""
+    if _after_merged_delimiter(stripped) is not None:
+        prior = stripped[len(MERGED_PRIOR_CONTEXT_HEADER) : stripped.find(MERGED_SUMMARY_DELIMITER)].strip()
+    body = strip_summary_prefix(stripped)
     marker_at = body.find(SUMMARY_END_MARKER)
     if marker_at < 0:
-        return body.strip(), ""
-    return body[:marker_at].strip(), body[marker_at + len(SUMMARY_END_MARKER) :].strip()
+        return body.strip(), prior
+    after = body[marker_at + len(SUMMARY_END_MARKER) :].strip()
+    return body[:marker_at].strip(), prior or after

@@ -3,6 +3,8 @@
 Owns `plan_compression(...) -> CompressionPlan | None`: the cheap prune, the head/tail boundaries
 and the rehydration of an earlier handoff, computed without touching the compressor's state. The
 compressor runs it before asking for a summary; the UI can use it as a compression preview.
+Pinned messages (`pins.py`) are protected: phase 1 leaves them as they were, and those in the
+middle are `kept` — left out of what the summariser sees and put back, in order, after the summary.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from hermes_tui.core.context.boundaries import (
     find_tail_cut_by_tokens,
     head_size,
 )
+from hermes_tui.core.context.pins import pinned_indices
 from hermes_tui.core.context.prune import LazyCosts, prune_pass
 from hermes_tui.core.messages import Message
 
@@ -29,6 +32,7 @@ class CompressionPlan:
     end: int  # pruned[end:] is the verbatim tail
     turns: list[Message]  # what the summariser sees (an earlier handoff excluded)
     previous: PreviousSummary | None  # the newest earlier handoff before `end`, if any
+    kept: tuple[int, ...] = ()  # pinned indices in [start, end): kept verbatim after the summary
 
     @property
     def head(self) -> list[Message]:
@@ -36,11 +40,18 @@ class CompressionPlan:
 
     @property
     def tail(self) -> list[Message]:
-        return self.pruned[self.end :]
+        """What follows the summary verbatim: the pinned middle messages, then the tail."""
+        return [*(self.pruned[i] for i in self.kept), *self.pruned[self.end :]]
+
+    @property
+    def summarised(self) -> list[Message]:
+        """The middle messages the summary replaces (the pinned ones left out)."""
+        kept = set(self.kept)
+        return [self.pruned[i] for i in range(self.start, self.end) if i not in kept]
 
     @property
     def summarised_count(self) -> int:
-        return self.end - self.start
+        return self.end - self.start - len(self.kept)
 
 
 def too_short_to_compress(messages: Sequence[Message], protect_first_n: int) -> bool:
@@ -63,6 +74,11 @@ def plan_compression(
         original, head_end=head_end, tail_token_budget=tail_token_budget, protect_last_n=protect_last_n, costs=costs
     )
     pruned, pruned_count = phase1.messages, phase1.changed
+    pins = pinned_indices(original)
+    for i in pins:  # a pinned message stays as it was
+        if pruned[i] is not original[i]:
+            pruned[i] = original[i]
+            pruned_count -= 1
     costs = costs.rebased(pruned)
     end = find_tail_cut_by_tokens(pruned, start, tail_token_budget, costs)
     if start < end and _is_last_user_message(pruned, start):
@@ -72,13 +88,16 @@ def plan_compression(
         end = find_tail_cut_by_tokens(pruned, start, tail_token_budget, costs) if start < len(pruned) else start
     if start >= end:
         return None
-    turns = pruned[start:end]
+    kept = tuple(i for i in pins if start <= i < end)
+    if len(kept) == end - start:
+        return None  # every message of the middle is pinned: nothing to summarise
     previous = find_previous_summary(pruned, end, phase1.summary_candidates, head_end)
-    if previous is not None and previous.index >= start:
-        turns = pruned[previous.index + 1 : end]
-        if previous.remainder:  # the handoff was merged into a real message: keep that message's text
-            turns.insert(0, {**pruned[previous.index], "content": previous.remainder})
-    return CompressionPlan(pruned, pruned_count, start, end, turns, previous)
+    first = previous.index + 1 if previous is not None and previous.index >= start else start
+    turns = [pruned[i] for i in range(first, end) if i not in kept] if kept else pruned[first:end]
+    if first > start and previous is not None and previous.remainder:
+        # the handoff was merged into a real message: keep that message's text
+        turns.insert(0, {**pruned[previous.index], "content": previous.remainder})
+    return CompressionPlan(pruned, pruned_count, start, end, turns, previous, kept)
 
 
 def _is_last_user_message(messages: Sequence[Message], index: int) -> bool:

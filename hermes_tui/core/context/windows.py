@@ -1,8 +1,11 @@
 """Context windows of well-known models, and the minimum window the agent accepts.
 
 Owns `context_window(model, override=0) -> (tokens, known)`: an explicit override wins, then the
-built-in table (Anthropic and OpenAI families, the offline demo model); anything else is assumed to
-have 128,000 tokens and is reported as unknown so the UI can say the gauge is a guess.
+built-in catalogue (Anthropic, OpenAI, Google and the common open-weight families, the offline demo
+model); anything else is assumed to have 128,000 tokens and is reported as unknown so the UI can say
+the gauge is a guess. What a local server reports for its model comes first when there is a report
+(`window_probe.py`); an open-weight family's entry here is its published window, which a local
+server may run smaller.
 """
 
 from __future__ import annotations
@@ -30,6 +33,19 @@ _WINDOWS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
         (r"^gpt-3\.5-turbo\b", 16_385),
         (r"^o1-(mini|preview)\b", 128_000),
         (r"^(o1|o3|o3-mini|o3-pro|o4-mini)\b", 200_000),
+        # Google
+        (r"^gemini\b", 1_048_576),
+        (r"^gemma-?3\b", 131_072),
+        # Open-weight families (their published windows)
+        (r"^deepseek-v4\b", 1_000_000),
+        (r"^deepseek", 128_000),
+        (r"^qwen3-coder\b", 262_144),
+        (r"^qwen", 131_072),
+        (r"^(meta-)?llama", 131_072),
+        (r"^kimi", 262_144),
+        (r"^glm", 202_752),
+        (r"^minimax", 204_800),
+        (r"^nemotron", 131_072),
     )
 )
 

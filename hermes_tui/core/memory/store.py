@@ -5,7 +5,9 @@ entries joined by "\\n§\\n", no header, no trailing newline; reading splits on 
 trims each entry, drops empty ones and collapses duplicates. Limits count characters of the joined
 file (2,200 and 1,375 by default); usage reads "22% — 503/2,200 chars".
 
-Every mutation (`add`, `replace`, `remove`) runs under an exclusive lock on "<file>.lock", re-reads
+Every mutation (`add`, `replace`, `remove`, and `apply_batch`: a list of those applied to one file
+all or nothing, with the limit checked only on the result, so one call can free room and add)
+runs under an exclusive lock on "<file>.lock", re-reads
 the file under the lock (another process may have written since) and applies the change to what is
 on disk now. A file that was edited outside the tool in a way that does not round-trip through the
 format (a header, stray blank separators, duplicates, bytes that are not UTF-8) is backed up to
@@ -234,6 +236,89 @@ class MemoryStore:
                 except Exception:
                     pass
         return result
+
+    def apply_batch(self, target: str, operations: object) -> dict[str, Any]:
+        """Run several actions on one file at once: all of them, or none (the first problem is reported).
+
+        Each operation is `{action, content?, old_text?}`. The character limit is checked on the final
+        result only, so stale entries can be removed or shortened and a new one added in one call. An
+        `add` of an entry that is already saved is skipped, not a failure.
+        """
+        if target not in TARGETS:
+            return self._error(f"Unknown target '{target}'. Use 'memory' or 'user'.")
+        if not self.enabled(target):
+            which = "Agent memory" if target == "memory" else "The user profile"
+            return self._error(f"{which} is turned off in the settings.")
+        if not isinstance(operations, list) or not operations:
+            return self._error("'operations' must be a non-empty list of {action, content?, old_text?} objects.")
+        steps: list[tuple[str, str, str]] = []
+        for number, op in enumerate(operations, 1):
+            if not isinstance(op, dict):
+                return self._error(f"Operation {number} is not an object; nothing was changed.")
+            action, content = str(op.get("action") or ""), str(op.get("content") or "").strip()
+            reason = scan_text(content) if action in ("add", "replace") and content else None
+            if reason:
+                return self._error(f"Operation {number}: {self._blocked(reason)['error']} Nothing was changed.")
+            steps.append((action, content, str(op.get("old_text") or "").strip()))
+        file = self.file(target)
+        try:
+            with file_lock(file.path):
+                try:
+                    entries = self._load_checked(file)
+                except MemoryDrift as exc:
+                    return self._error(str(exc))
+                working, problem = self._batch_result(file, entries, steps)
+                if problem is not None:
+                    return problem
+                self._write(file, working)
+        except OSError as exc:
+            return self._error(f"Could not update {file.path.name}: {exc.strerror or exc}")
+        before, after = join_entries(entries), join_entries(working)
+        for action, content, _old in steps:
+            change = MemoryChange(action, target, content, before, after)
+            for listener in list(self.listeners):
+                try:
+                    listener(change)
+                except Exception:
+                    pass
+        return self._success(file, working, f"Applied {len(steps)} operation(s).")
+
+    def _batch_result(
+        self, file: MemoryFile, entries: list[str], steps: list[tuple[str, str, str]]
+    ) -> tuple[list[str], dict[str, Any] | None]:
+        """The entries after every step, or the refusal for the first one that cannot be done."""
+        working = list(entries)
+
+        def refused(message: str) -> tuple[list[str], dict[str, Any]]:
+            return working, self._refusal(file, entries, f"{message} Nothing was changed (all or nothing).")
+
+        for number, (action, content, old_text) in enumerate(steps, 1):
+            where = f"Operation {number} ({action or 'no action'})"
+            if action not in ("add", "replace", "remove"):
+                return refused(f"{where}: unknown action. Use add, replace or remove.")
+            if action == "add":
+                if not content:
+                    return refused(f"{where}: 'content' is empty.")
+                if content not in working:
+                    working.append(content)
+                continue
+            if action == "replace" and not content:
+                return refused(f"{where}: the new 'content' is empty; use remove to delete an entry.")
+            index, error = self._find(file, working, old_text)
+            if error is not None or index is None:
+                return refused(f"{where}: {(error or {}).get('error', 'no entry matched')}")
+            if action == "replace":
+                working[index] = content
+                working = parse_entries(join_entries(working))
+            else:
+                working.pop(index)
+        if len(join_entries(working)) > file.char_limit:
+            would = len(join_entries(working))
+            return refused(
+                f"After all {len(steps)} operations {file.path.name} would hold {would:,} of its "
+                f"{file.char_limit:,} characters. Remove or shorten more entries in the same call."
+            )
+        return working, None
 
     def _add(self, file: MemoryFile, entries: list[str], content: str, _old: str) -> tuple[dict, list[str] | None]:
         if not content:

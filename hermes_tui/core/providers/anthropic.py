@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_TOKENS = 4096
 DEFAULT_ENDPOINT = "https://api.anthropic.com"
+THINKING_ANSWER_ROOM = 4096  # tokens of max_tokens left for the answer when thinking is on (as Hermes)
 _CONTENT_EVENTS = frozenset({"content_block_start", "content_block_stop", "message_delta", "message_stop"})
 _DELTA_FIELDS = ("text", "thinking", "partial_json", "signature")
 STOP_REASONS = {
@@ -295,6 +296,8 @@ class AnthropicProvider(SdkClientHolder["AsyncAnthropic"], Provider):
             params["tools"] = payload.tools
         if self.thinking_budget > 0:
             params["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
+            # the budget is part of max_tokens, which must exceed it (room for the answer itself)
+            params["max_tokens"] = max(params["max_tokens"], self.thinking_budget + THINKING_ANSWER_ROOM)
         return params
 
     async def _payload_in_slices(self, request: ChatRequest) -> AnthropicPayload:

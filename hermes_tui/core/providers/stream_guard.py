@@ -73,6 +73,8 @@ _GENERIC_TEXTS = ("Connection error.", "Request timed out")
 def _reason(chain: list[BaseException]) -> str:
     """The most specific readable cause: an OS error's text, else the first non-generic message."""
     for item in chain:
+        if isinstance(item, OSError) and type(item).__name__.startswith("SSL") and str(item).strip():
+            return str(item).strip()[:200]  # its errno is OpenSSL's, not the OS's: strerror would mislead
         if isinstance(item, OSError) and item.errno:
             return os.strerror(item.errno)
         if isinstance(item, OSError) and item.strerror:

@@ -1,4 +1,5 @@
-"""The compression orchestrator: compress, then continue in a child session (reference §5).
+"""The compression orchestrator: compress, then continue in a child session (reference §5) — or,
+in Hermes's in-place mode (`compression.in_place`), in the same session.
 
 `CompressionOrchestrator.compress` takes the compression lock on the live session (held by this
 process, `store.locks`; released on every way out, a Ctrl-C included — the release is shielded, so
@@ -13,6 +14,17 @@ parent id, the lineage title "#N", the new prompt and the compressed list). It r
 happened in `state_meta["compression:<child id>"]` and emits the events the gauge and the Review
 log update from, mid-turn. It returns a `CompressionResult`; it never raises for the caller (a
 cancellation propagates, once the lock is released).
+
+In place (Hermes's default since 2026-06; ours stays rotation, which the lineage tree is built
+on) there is no child: `LiveSession.compact_in_place` marks every stored live row `active = 0,
+compacted = 1` and stores the compacted list as the new live rows, in one transaction, exactly
+as Hermes's `archive_and_compact` does; no end reason, no parent link, no "#N". The record goes to
+`state_meta["compaction:<session id>"]` (the latest in-place compaction of that session, with how
+many there were), and `CompressionFinished(in_place=True)` tells the UI.
+
+A summary-model failure cooldown is kept on the session row (schema v21's
+`compression_failure_cooldown_until` / `_error`, as Hermes keeps it) by `CooldownKeeper`
+(`core/context/cooldown_store.py`), so a resumed session does not hammer a failing summary model.
 
 It is also the turn's window onto the compressor: the trigger predicates the turn runner asks
 (`should_compress`, `should_defer_preflight`, `in_loop_tokens`) and the window-lowering an
@@ -31,6 +43,7 @@ from typing import TYPE_CHECKING
 from hermes_tui.core import events as ev
 from hermes_tui.core.context.compressor import CompressOutcome, ContextCompressor
 from hermes_tui.core.context.offload import off_loop
+from hermes_tui.core.context.pins import is_pinned
 from hermes_tui.core.context.redact_records import redact_json_text
 from hermes_tui.core.context.tokens import estimate_messages_tokens_rough
 from hermes_tui.core.emitter import Emitter
@@ -45,12 +58,15 @@ from hermes_tui.core.session.compression_check import (
 )
 from hermes_tui.core.session.live import LiveSession, last_stored_id
 from hermes_tui.core.session.meter import ContextMeter
+from hermes_tui.core.session.pins import save_pins
+from hermes_tui.store.codec import json_object
 from hermes_tui.store.models import EDGE_COMPRESSION
 
 if TYPE_CHECKING:
     from hermes_tui.store.db import SessionDB
 
 COMPACTING_STATUS = "🗜️ Compacting context — summarizing earlier conversation so I can continue..."
+IN_PLACE_RECORD_PREFIX = "compaction:"
 
 
 @dataclass(frozen=True)
@@ -68,6 +84,12 @@ class CompressionResult:
     fallback_used: bool = False
     error: str = ""
     session_id: str = ""  # the session the conversation continues in
+    in_place: bool = False  # compacted in place: same session, no rotation
+
+    @property
+    def applied(self) -> bool:
+        """The conversation now continues with the compressed list (in a child, or in place)."""
+        return self.rotated or self.in_place
 
 
 class CompressionOrchestrator:
@@ -82,7 +104,9 @@ class CompressionOrchestrator:
         emitter: Emitter,
         memory_hooks: MemoryHooks,
         enabled: bool,
+        in_place: bool = False,
         clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._compressor = compressor
         self._session = session
@@ -90,7 +114,9 @@ class CompressionOrchestrator:
         self._events = emitter
         self._hooks = memory_hooks
         self._clock = clock
+        self._monotonic = monotonic  # the compressor's clock (its cooldown is on it)
         self.enabled = enabled
+        self.in_place = in_place
 
     # ------------------------------------------------------------------ triggers (read by the turn)
 
@@ -213,6 +239,8 @@ class CompressionOrchestrator:
                 self._say_not_applied(why, reason)
                 return unchanged(why, aborted=False)
             rotating = True
+            if self.in_place:
+                return await self._compact_in_place(messages, tail, outcome, reason, tokens_before, focus_topic)
             return await self._rotate(messages, tail, outcome, reason, tokens_before, focus_topic)
         except asyncio.CancelledError:
             self._cancelled(len(messages), tokens_before, after_rotation=rotating)
@@ -251,6 +279,7 @@ class CompressionOrchestrator:
             announce_history=False,
         )
         self._hooks.on_session_switch(new_id, parent_session_id=old_id, reason="compression")
+        await self._carry_pins(new_id)
         self._events.review("rotation", f"Session rotated {old_id} → {new_id}" + (f" “{title}”" if title else ""))
 
         tokens_after = self._meter.estimate(self._session.messages)
@@ -266,7 +295,8 @@ class CompressionOrchestrator:
             error=outcome.error or "",
             session_id=new_id,
         )
-        await self._record(result, old_id, messages, reason, focus_topic)
+        pinned = [messages[i].get("_db_id") for i in outcome.pinned_kept]
+        await self._record(result, old_id, messages, reason, focus_topic, pinned)
         count = self._compressor.compression_count
         if count >= 2:
             self._events.warn(
@@ -283,6 +313,74 @@ class CompressionOrchestrator:
             fallback_used=result.fallback_used,
             error=result.error,
             focus=focus_topic or "",
+        )
+        self._meter.publish()
+        return result
+
+    async def _carry_pins(self, session_id: str) -> None:
+        """The pinned messages stay pinned in the child (core/session/pins.py)."""
+        try:
+            await save_pins(self._db, session_id, self._session.messages)
+        except Exception as exc:
+            self._events.warn(f"could not save the pinned messages: {exc}")
+        indices = tuple(i for i, m in enumerate(self._session.messages) if is_pinned(m))
+        if indices:
+            self._events.emit(ev.PinsChanged(session_id, indices))
+
+    async def _compact_in_place(
+        self,
+        messages: list[Message],
+        tail: list[Message],
+        outcome: CompressOutcome,
+        reason: str,
+        tokens_before: int,
+        focus_topic: str | None,
+    ) -> CompressionResult:
+        """Hermes's in-place compaction: the same session id, the replaced rows kept as compacted."""
+        if outcome.error:
+            self._events.warn(
+                f"⚠ Compression summary failed: {outcome.error}. Inserted a fallback context marker.",
+                once_key=f"summary:{outcome.error}",
+            )
+        compressed = self._result_list(outcome, tail)
+        session_id = self._session.id
+        self._hooks.on_session_end(messages)  # the turns about to be summarised away (as Hermes, in both modes)
+        await self._session.compact_in_place(compressed, system_prompt=self._session.rebuild_prompt())
+        await self._carry_pins(session_id)  # the kept messages have new rows now
+        self._hooks.on_session_switch(session_id, parent_session_id=session_id, reason="compression")
+        tokens_after = self._meter.estimate(self._session.messages)
+        self._compressor.note_compression_bookkeeping(tokens_after)
+        result = CompressionResult(
+            self._session.messages,
+            rotated=False,
+            in_place=True,
+            tokens_before=tokens_before,
+            tokens_after=tokens_after,
+            messages_before=len(messages) + len(tail),
+            dropped=outcome.summarised_count,
+            fallback_used=outcome.fallback_used,
+            error=outcome.error or "",
+            session_id=session_id,
+        )
+        await self._record(result, session_id, messages, reason, focus_topic)
+        count = self._compressor.compression_count
+        if count >= 2:
+            self._events.warn(
+                f"⚠️ Session compressed {count} times — accuracy may degrade. Consider /new to start fresh.",
+                once_key=f"count:{count}",
+            )
+        self._warn_if_paused(session_id)
+        self._finished(
+            result.messages_before,
+            len(result.messages),
+            tokens_before,
+            tokens_after,
+            dropped=result.dropped,
+            fallback_used=result.fallback_used,
+            error=result.error,
+            focus=focus_topic or "",
+            in_place=True,
+            session_id=session_id,
         )
         self._meter.publish()
         return result
@@ -370,6 +468,8 @@ class CompressionOrchestrator:
         fallback_used: bool = False,
         error: str = "",
         focus: str = "",
+        in_place: bool = False,
+        session_id: str = "",
     ) -> None:
         self._events.emit(
             ev.CompressionFinished(
@@ -382,6 +482,8 @@ class CompressionOrchestrator:
                 aborted=aborted,
                 summary_error=error,
                 focus_topic=focus,
+                in_place=in_place,
+                session_id=session_id or self._session.id,
             )
         )
         if aborted:
@@ -390,9 +492,10 @@ class CompressionOrchestrator:
         pct = int(saved * 100 / tokens_before) if tokens_before else 0
         fallback = " (fallback summary — the summary model was unavailable)" if fallback_used else ""
         focus_note = f", focus “{focus}”" if focus else ""
+        how = "Compacted in place" if in_place else "Compressed"
         self._events.review(
             "compression",
-            f"Compressed {before} → {after} messages, ~{tokens_before:,} → ~{tokens_after:,} "
+            f"{how} {before} → {after} messages, ~{tokens_before:,} → ~{tokens_after:,} "
             f"tokens ({pct}% saved, {dropped} summarised{focus_note}){fallback}",
         )
 
@@ -403,8 +506,11 @@ class CompressionOrchestrator:
         before: list[Message],
         reason: str,
         focus_topic: str | None,
+        pinned: list[object] | None = None,
     ) -> None:
-        """What the compression did, for the inspector: `state_meta["compression:<child id>"]`."""
+        """What the compression did, for the inspector: `state_meta["compression:<child id>"]` (with
+        `pinned_ids`: the parent's rows of the pinned middle messages kept verbatim), or for an in-place
+        compaction `state_meta["compaction:<session id>"]` (the latest, with their count)."""
         if self._db is None:
             return
         rough_before, rough_after = await off_loop(  # measuring the long "before" list takes a while
@@ -425,10 +531,18 @@ class CompressionOrchestrator:
             "fallback_used": result.fallback_used,
             "summary_error": result.error or None,
             "compression_count": self._compressor.compression_count,
+            "pinned_ids": [row for row in pinned or [] if isinstance(row, int)],
             "at": self._clock(),
         }
+        key = f"compression:{result.session_id}"
+        if result.in_place:
+            key = f"{IN_PLACE_RECORD_PREFIX}{result.session_id}"
+            previous = json_object(await self._db.get_meta(key)) or {}
+            count = previous.get("in_place_count")
+            record["in_place"] = True
+            record["in_place_count"] = (count if isinstance(count, int) and not isinstance(count, bool) else 0) + 1
         try:
-            await self._db.set_meta(f"compression:{result.session_id}", redact_json_text(json.dumps(record)))
+            await self._db.set_meta(key, redact_json_text(json.dumps(record)))
         except Exception as exc:
             self._events.warn(f"could not record compression details: {exc}")
 

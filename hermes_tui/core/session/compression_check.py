@@ -97,6 +97,7 @@ class CompressionPreview:
     summarised_count: int = 0  # messages folded into the summary
     tail_count: int = 0  # messages kept verbatim at the end (kept exchanges included)
     pruned_count: int = 0  # old tool results shortened on the way
+    pinned_count: int = 0  # pinned messages of the middle, kept verbatim after the summary
     summary_tokens: int = 0  # the summary's estimated size (frame included)
     summary_budget: int = 0  # the most the summary model is asked for
     tokens_after: int = 0  # estimated request size after
@@ -124,7 +125,9 @@ class CompressionPreview:
             f"/compress would summarise {self.summarised_count} of {self.messages_total} messages{focus}:",
             f"  tokens ~{self.tokens_before:,} → ~{self.tokens_after:,} (estimated, {self.saving_percent}% saved;"
             f" summary ~{self.summary_tokens:,}, at most {self.summary_budget:,})",
-            f"  kept verbatim: the first {self.head_count} and the last {self.tail_count} message(s)"
+            f"  kept verbatim: the first {self.head_count}"
+            + (f", {self.pinned_count} pinned" if self.pinned_count else "")
+            + f" and the last {self.tail_count} message(s)"
             + (f"; {self.pruned_count} old tool result(s) shortened" if self.pruned_count else ""),
         ]
         for label, rows in (("head (kept)", self.head), ("summarised", self.summarised), ("tail (kept)", self.tail)):
@@ -166,13 +169,14 @@ def preview_compression(
         base,
         head_count=len(plan.head),
         summarised_count=plan.summarised_count,
-        tail_count=len(tail),
+        tail_count=len(tail) - len(plan.kept),
         pruned_count=plan.pruned_count,
+        pinned_count=len(plan.kept),
         summary_tokens=body + _frame_tokens(),
         summary_budget=budget,
         tokens_after=after,
         head=_ends(plan.head),
-        summarised=_ends(plan.pruned[plan.start : plan.end]),
+        summarised=_ends(plan.summarised),
         tail=_ends(tail),
     )
     if no_gain(before, frame_only):

@@ -16,9 +16,16 @@ events the UI updates from, together:
     start_child()     compression and /branch: end the parent with a reason, create the child with its
                       title, prompt, the messages it starts with and its recorded edge (kind and
                       branch point, store/edges.py)                      -> SessionRotated (+ HistoryReplaced)
+    compact_in_place() Hermes's in-place compaction: the same id; the stored live rows become
+                      compacted (kept, searchable), the compacted list the new live rows
+                      (the orchestrator announces it: CompressionFinished(in_place=True))
     set_title()       /title                                             -> TitleChanged
+    set_pinned()      /pin, /unpin: one message flagged (core/session/pins.py owns the record)
     rewind(index)     /undo: drop the messages from `index` on           -> HistoryReplaced
     end(reason)       closing
+
+`prompt_overlay` (/personality) is added after the cached prompt in what `system_prompt` returns,
+so every request carries it from the next call on, but it is never stored with the session.
 
 State that is not the session's (compressor budgets, token totals, memory hooks) belongs to the
 collaborators that coordinate a move (`hermes_tui.core.session.moves`, the compression orchestrator).
@@ -35,12 +42,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.context.pins import PIN_KEY
 from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.messages import Message
 from hermes_tui.core.providers.base import Usage
 from hermes_tui.core.session.persistence import FlushCursor
+from hermes_tui.core.session.workspace import git_identity
 from hermes_tui.core.todo import TodoStore
-from hermes_tui.store.edges import EdgeRecord
+from hermes_tui.store.edges import EdgeRecord, child_model_config
 from hermes_tui.store.ids import new_session_id
 from hermes_tui.store.models import EDGE_ROOT, LineageNode
 
@@ -109,8 +118,10 @@ class LiveSession:
         self._system_prompt: str | None = None
         self._messages: list[Message] = []
         self._started_at = clock()
+        self._git: tuple[str | None, str | None] | None = None  # (branch, repo root) of cwd, read once
         self.todo = TodoStore()
         self.counters = TurnCounters()
+        self.prompt_overlay = ""  # /personality: sent after the cached prompt, never stored
 
     # ------------------------------------------------------------------ read access
 
@@ -143,8 +154,10 @@ class LiveSession:
 
     @property
     def system_prompt(self) -> str | None:
-        """The cached system prompt, or None until the first turn needs it."""
-        return self._system_prompt
+        """The cached system prompt (with the overlay, if any), or None until the first turn needs it."""
+        if self._system_prompt is None or not self.prompt_overlay:
+            return self._system_prompt
+        return f"{self._system_prompt}\n\n{self.prompt_overlay}"
 
     @property
     def started_at(self) -> datetime:
@@ -176,6 +189,12 @@ class LiveSession:
 
     # ------------------------------------------------------------------ writing
 
+    def _git_fields(self) -> dict[str, str | None]:
+        """The working folder's git branch and repository root for a new row (v21's columns)."""
+        if self._git is None:
+            self._git = git_identity(self._cwd)
+        return {"git_branch": self._git[0], "git_repo_root": self._git[1]}
+
     async def ensure_row(self) -> bool:
         """Create the row lazily (reference §3); a failure is warned about and retried next time.
 
@@ -185,9 +204,13 @@ class LiveSession:
         if self._row_created or self._db is None:
             return self._row_created
         fields: dict[str, Any] = {"title": self._title, "parent_session_id": self._parent_id, "edge": self._edge}
+        if self._edge is not None:  # a split that failed earlier: mark a branch as the split would have
+            fields["model_config"] = child_model_config(None, self._edge.kind, self._edge.parent_id)
         while True:
             try:
-                await self._db.create_session(self._id, self._source, model=self._model(), cwd=str(self._cwd), **fields)
+                await self._db.create_session(
+                    self._id, self._source, model=self._model(), cwd=str(self._cwd), **fields, **self._git_fields()
+                )
             except ValueError as exc:  # a title conflict or a missing parent: save without it
                 dropped = next((key for key in ("title", "parent_session_id") if fields[key]), None)
                 if dropped is None:
@@ -201,6 +224,7 @@ class LiveSession:
                 else:
                     self._parent_id = None
                     fields["edge"] = self._edge = None
+                    fields["model_config"] = None
                 continue
             except Exception as exc:
                 self._events.warn(f"could not create the session row: {exc}")
@@ -387,7 +411,8 @@ class LiveSession:
     ) -> str:
         """End this session with `end_reason` and continue in a new child session (Hermes's rule, §3).
 
-        The child keeps the parent's source, model and model_config, gets `title` and
+        The child keeps the parent's source, model and model_config (a branch's marked
+        `_branched_from`, as Hermes marks it; `child_model_config`), gets `title` and
         `system_prompt`, and starts with `messages` (copied), written at once. `edge` (compression,
         branch or review) and `branch_point` (the parent's messages.id the child was made after)
         are recorded with the child's row (`state_meta["edge:<id>"]`), so the tree shows the edge
@@ -408,12 +433,13 @@ class LiveSession:
                     new_id,
                     parent_row.get("source") or self._source,
                     model=parent_row.get("model") or self._model(),
-                    model_config=parent_row.get("model_config"),
+                    model_config=child_model_config(parent_row.get("model_config"), edge, old),
                     system_prompt=system_prompt,
                     parent_session_id=old,
                     cwd=str(self._cwd),
                     title=title,
                     edge=record,
+                    **self._git_fields(),
                 )
                 created = True
             except Exception as exc:
@@ -430,6 +456,38 @@ class LiveSession:
         await self.flush()
         return new_id
 
+    async def compact_in_place(self, messages: list[Message], *, system_prompt: str) -> bool:
+        """Continue in the same session with `messages` (copied) as its whole live history.
+
+        In one transaction (`SessionDB.archive_and_compact`) every stored live row becomes
+        `active = 0, compacted = 1` and `messages` become the new live rows; the rebuilt
+        `system_prompt` is stored and cached. True when state.db recorded it; on a write error the
+        conversation goes on compacted in memory, the stored history stays as it was (nothing is
+        lost), and the warning says so.
+        """
+        new = [dict(m) for m in messages]
+        recorded = False
+        if self._db is not None and await self.ensure_row():
+
+            async def work(db: SessionDB) -> None:
+                nonlocal recorded
+                try:
+                    ids = await db.archive_and_compact(self._id, new)
+                    for message, row_id in zip(new, ids, strict=True):
+                        message["_db_id"] = row_id
+                    recorded = True
+                    await db.update_system_prompt(self._id, system_prompt)
+                except Exception as exc:
+                    self._events.warn(
+                        f"could not record the compaction in state.db ({exc}); the stored history stays uncompacted"
+                    )
+
+            await self._write(work)
+        self._messages = new
+        self._cursor.reset(len(new))  # stored (or, on failure, deliberately not stored again)
+        self._system_prompt = system_prompt
+        return recorded
+
     async def set_title(self, title: str) -> None:
         """Store `title` (or queue it until the row exists); a title in use is a SessionError."""
         if self._db is not None:
@@ -442,6 +500,16 @@ class LiveSession:
                 raise SessionError(str(exc)) from None
         self._title = title
         self._events.emit(ev.TitleChanged(self._id, title))
+
+    def set_pinned(self, index: int, pinned: bool) -> None:
+        """Flag message `index` pinned or not (in memory only). The entry is replaced by a copy, so the
+        token ledger, which matches messages by identity, measures it again."""
+        message = dict(self._messages[index])
+        if pinned:
+            message[PIN_KEY] = True
+        else:
+            message.pop(PIN_KEY, None)
+        self._messages[index] = message
 
     async def rewind(self, index: int) -> None:
         """Drop the messages from `index` on, in memory and in state.db (soft rewind, reference §10)."""

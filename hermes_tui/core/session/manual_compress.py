@@ -127,7 +127,7 @@ async def manual_compress(
     result = await compression.compress(
         head, reason="manual", approx_tokens=approx, focus_topic=request.focus_topic, force=True, keep_tail=tail
     )
-    if not result.rotated:
+    if not result.applied:
         why = result.skipped or "the compressor found nothing to summarise"
         return f"Compression not applied: {why}. Nothing changed; the conversation stays in session {session.id}."
     after = meter.estimate()
@@ -135,5 +135,10 @@ async def manual_compress(
     kept = f", last {request.keep_exchanges} exchange(s) kept verbatim" if request.keep_exchanges else ""
     return (
         f"🗜️ Compressed {len(messages)} → {len(session.messages)} messages, ~{approx:,} → ~{after:,} tokens"
-        f"{focus}{kept}. Now in session {session.id}."
+        f"{focus}{kept}. "
+        + (
+            f"Compacted in place: still session {session.id}; the replaced messages are kept (and searchable)."
+            if result.in_place
+            else f"Now in session {session.id}."
+        )
     )

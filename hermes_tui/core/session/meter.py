@@ -76,6 +76,10 @@ class ContextMeter:
         self.totals = SessionTotals()
         self.outlook = outlook
 
+    def use_tool_schemas(self, tool_schemas: Sequence[dict[str, Any]]) -> None:
+        """The tool schemas requests now carry (the agent's tools changed: an MCP server connected)."""
+        self._tool_schemas = list(tool_schemas)
+
     @property
     def context_length(self) -> int:
         return self._compressor.context_length

@@ -87,11 +87,12 @@ class SessionMoves:
         return f"Started a new session {session.id}{named}"
 
     async def resolve(self, ref: str) -> str:
-        """A session reference -> id: a small number indexes the recent list; else id, prefix, title."""
+        """A session reference -> id: a small number indexes the recent list; else id, id prefix, the
+        shown 6-character suffix or a title (`store.session_refs`; ambiguity lists the candidates)."""
         db = self._require_db()
         ref = ref.strip().strip("[]\"'")
         if not ref:
-            raise SessionError("which session? give a number, an id, an id prefix or a title")
+            raise SessionError("which session? give a number, an id (or its shown tail) or a title")
         if ref.isdigit() and len(ref) <= RECENT_INDEX_DIGITS:
             rows = await db.list_sessions_rich(limit=max(10, int(ref)))
             index = int(ref) - 1
@@ -122,14 +123,15 @@ class SessionMoves:
         return f"↻ Resumed session {target} ({users} user messages, {total} total)"
 
     async def continue_latest(self, title: str | None = None) -> str:
-        """`--continue [title]`: resume the most recently active session, or the newest one with `title`
-        (its latest "#N" variant, followed to its compression tip)."""
+        """`--continue [title]`: resume the most recently active session, or the one `title` names —
+        a title (its latest "#N" variant) or, as everywhere, an id, prefix or shown suffix — followed
+        to its compression tip."""
         db = self._require_db()
         if title:
-            found = await db.resolve_session_by_title(title)
-            if found is None:
-                raise SessionError(f"no session is titled '{title}'")
-            target = await db.resolve_resume_session_id(await db.get_compression_tip(found))
+            try:
+                target = await db.resolve_session(title)
+            except (SessionNotFound, AmbiguousSession) as exc:
+                raise SessionError(str(exc)) from None
         else:
             rows = await db.list_sessions_rich(limit=1)
             if not rows:

@@ -29,12 +29,14 @@ class ToolResult:
     """What a tool call produced; `content` becomes the tool message sent back to the model.
 
     `changes` are the files the call changed (write_file, patch), for the UI and headless lines only:
-    the model reads `content`.
+    the model reads `content`. `parts` are content parts sent after it (the images an MCP tool
+    returned): the tool message then carries a list, `content` as its first text part.
     """
 
     content: str
     is_error: bool = False
     changes: tuple[FileChange, ...] = ()
+    parts: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,12 @@ class Tool(ABC):
     description: str
     parameters: dict[str, Any]
     mutates_files: bool = False  # it may create, change or delete files: a checkpoint is taken before it runs
+    source: str = "built-in"  # where it comes from, as /tools lists it: built-in, mcp:<server>, plugin:<name>
+
+    def checked_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        """`args` checked against the schema (`check_arguments`); a tool whose other end checks its
+        arguments itself (an MCP server's) may pass them through instead."""
+        return check_arguments(self.parameters, args)
 
     def may_change_files(self, args: dict[str, Any]) -> bool:
         """Whether this call (its checked arguments) may change files; a tool that can tell a call that

@@ -1,14 +1,16 @@
 """The walk and the matching behind search_files: blocking work, meant for a worker thread.
 
 Owns the folder walk (path order, from the root folder opened while it was judged, each subfolder
-opened from its parent's descriptor without following a link — `safe_open`; VCS/virtualenv/cache
-folders and the kernel's /proc, /sys and /dev never entered; symlinked folders not followed),
-content search (regular text files only, opened from their folder's descriptor without blocking on
-FIFOs or devices, size-capped, binary files skipped; files the policy calls sensitive — keys,
-credentials, .env, shell start-up files, hermes's home — symlinks leading out of the searched area,
-and files with more than one name (hard links) are skipped and counted, never read), file-name
-search, and the `SearchState` they fill. Every step checks a `StopSignal`, so the time cap gives
-partial results and Ctrl-C ends the walk within one file.
+opened from its parent's descriptor without following a link — `safe_open`; what the project's
+`.gitignore` and `.ignore` files exclude is left out — `ignore_rules`; VCS, virtualenv, cache and
+build-output folders (`SKIPPED_DIRS`) and the kernel's /proc, /sys and /dev never entered below
+the root; symlinked folders not followed), content search (regular text files only, opened from
+their folder's descriptor without blocking on FIFOs or devices, size-capped, binary files skipped;
+files the policy calls sensitive — keys, credentials, .env, shell start-up files, hermes's home —
+symlinks leading out of the searched area, and files with more than one name (hard links) are
+skipped and counted, never read), file-name search, and the `SearchState` they fill. Every step
+checks a `StopSignal`, so the time cap gives partial results and Ctrl-C ends the walk within one
+file. A folder given as the search's root is searched even when it is one the walk would skip.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any, NamedTuple
 
 from hermes_tui.core.tools.blocking import StopSignal
 from hermes_tui.core.tools.file_policy import PSEUDO_FILESYSTEMS, sensitive_reasons
+from hermes_tui.core.tools.ignore_rules import IgnoreStack, rules_above
 from hermes_tui.core.tools.safe_open import OpenedFile, open_file, open_file_at, open_subfolder
 
 BINARY_SNIFF_BYTES = 8192
@@ -40,6 +43,12 @@ SKIPPED_DIRS = frozenset(
         ".pytest_cache",
         ".ruff_cache",
         ".tox",
+        ".nox",
+        ".hypothesis",
+        ".eggs",
+        "build",
+        "dist",
+        "target",
     }
 )
 SEARCH_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -61,6 +70,7 @@ class SearchState:
     skipped_links: int = 0
     skipped_hard_links: int = 0
     skipped_system: int = 0
+    skipped_ignored: int = 0  # files and folders the project's .gitignore / .ignore exclude
     scan_capped: bool = False
     timed_out: bool = False
     hits: list[Any] = field(default_factory=list)
@@ -112,9 +122,10 @@ def _sorted_entries(folder_fd: int) -> list[os.DirEntry[str]]:
 
 
 def walk_files(scope: SearchScope, stop: StopSignal, state: SearchState) -> Iterator[FoundFile]:
-    """Every file under the scope's root, in path order.
+    """Every file under the scope's root, in path order, that the project's ignore files keep.
 
-    Folders in SKIPPED_DIRS and the kernel's pseudo file systems are not entered; every subfolder
+    Folders in SKIPPED_DIRS, folders and files the `.gitignore`/`.ignore` rules exclude (counted in
+    `state.skipped_ignored`) and the kernel's pseudo file systems are not entered; every subfolder
     is opened from its parent's descriptor without following a link (a symlinked folder, or a
     folder swapped for a link during the walk, is not entered); unreadable folders are passed over.
     Stops (setting `state.timed_out` when the time cap fired) as soon as `stop` says so.
@@ -123,15 +134,16 @@ def walk_files(scope: SearchScope, stop: StopSignal, state: SearchState) -> Iter
         yield FoundFile(None, scope.root.name, str(scope.root), scope.root.name, False)
         return
     base = str(scope.root).rstrip("/") + "/"
-    levels: list[tuple[int, Iterator[os.DirEntry[str]], str]] = [
-        (scope.folder_fd, iter(_sorted_entries(scope.folder_fd)), "")
+    top_rules = rules_above(scope.root).entered(scope.folder_fd, "")
+    levels: list[tuple[int, Iterator[os.DirEntry[str]], str, IgnoreStack]] = [
+        (scope.folder_fd, iter(_sorted_entries(scope.folder_fd)), "", top_rules)
     ]
     try:
         while levels:
             if stop.should_stop:
                 state.timed_out = stop.expired
                 return
-            folder_fd, entries, prefix = levels[-1]
+            folder_fd, entries, prefix, rules = levels[-1]
             entry = next(entries, None)
             if entry is None:
                 levels.pop()
@@ -144,15 +156,27 @@ def walk_files(scope: SearchScope, stop: StopSignal, state: SearchState) -> Iter
                 if entry.is_dir(follow_symlinks=False):
                     if full in PSEUDO_FILESYSTEMS:
                         state.skipped_system += 1
-                    elif entry.name not in SKIPPED_DIRS:
+                    elif entry.name in SKIPPED_DIRS:
+                        continue
+                    elif rules.ignored(relative, is_dir=True):
+                        state.skipped_ignored += 1
+                    else:
                         sub = open_subfolder(folder_fd, entry.name)
-                        levels.append((sub, iter(_sorted_entries(sub)), relative + "/"))
+                        inner = relative + "/"
+                        try:
+                            levels.append((sub, iter(_sorted_entries(sub)), inner, rules.entered(sub, inner)))
+                        except BaseException:
+                            os.close(sub)
+                            raise
                 elif entry.is_file():
+                    if rules.ignored(relative, is_dir=False):
+                        state.skipped_ignored += 1
+                        continue
                     yield FoundFile(folder_fd, entry.name, full, relative, entry.is_symlink())
             except OSError:
                 continue
     finally:
-        for folder_fd, _, _ in levels:
+        for folder_fd, _, _, _ in levels:
             if folder_fd != scope.folder_fd:
                 os.close(folder_fd)
 

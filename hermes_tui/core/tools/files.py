@@ -283,9 +283,11 @@ class SearchFilesTool(Tool):
         "Search the working folder. target='content' (default) finds lines matching a regular expression "
         "(case-sensitive; prefix (?i) to ignore case; an invalid regex is searched as literal text); "
         "target='files' lists files whose name matches a glob such as '*.py' (a glob with '/' matches "
-        "the path). file_glob narrows which files are searched. Skips .git, .venv, node_modules, "
-        "__pycache__, binary files and sensitive files (keys, credentials, .env). Long searches stop at a "
-        "time limit with partial results. Returns JSON with total_count and matches or files. " + _POLICY_NOTE
+        "the path). file_glob narrows which files are searched. Leaves out what the project's .gitignore and "
+        ".ignore exclude, .git, .venv, node_modules, __pycache__, build/dist/target folders, binary files "
+        "and sensitive files (keys, credentials, .env); a path given explicitly is searched even so. Long "
+        "searches stop at a time limit with partial results. Returns JSON with total_count and matches or "
+        "files. " + _POLICY_NOTE
     )
     parameters = object_schema(
         required=["pattern"],
@@ -384,6 +386,11 @@ class SearchFilesTool(Tool):
             parts.append(
                 f"Skipped {state.skipped_hard_links} file(s) with more than one name (hard links, which may be "
                 "files from outside); read_file can read one with the user's approval."
+            )
+        if state.skipped_ignored:
+            parts.append(
+                f"Left out {state.skipped_ignored} path(s) the project's .gitignore/.ignore exclude; "
+                "pass one as path to search it."
             )
         if state.skipped_system:
             parts.append(f"Did not enter {state.skipped_system} system folder(s) (/proc, /sys, /dev).")

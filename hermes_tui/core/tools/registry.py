@@ -1,6 +1,8 @@
 """The tool registry: the tools one agent offers and the one entry point the loop calls.
 
-Owns: `ToolRegistry` — registration in order, the schemas sent to the model, whether a call may change
+Owns: `ToolRegistry` — registration in order (and removal: an MCP server's tools leave with it), which
+tools are switched off (`/tools disable`: their schemas are not sent and a call to one is refused),
+the schemas sent to the model, whether a call may change
 files (`may_change_files`, asked by the checkpoint hook), and `dispatch`, which
 parses and checks a call's arguments and runs the tool, turning every failure into an error result
 (it never raises except `asyncio.CancelledError`, so Ctrl-C still interrupts a running tool).
@@ -16,7 +18,6 @@ from hermes_tui.core.tools.base import (
     ToolArgumentError,
     ToolContext,
     ToolResult,
-    check_arguments,
     parse_arguments,
 )
 
@@ -26,16 +27,36 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
+        self._off: set[str] = set()
 
     def register(self, tool: Tool) -> None:
         """Add a tool; a second tool with the same name replaces the first."""
         self._tools[tool.name] = tool
 
+    def unregister(self, name: str) -> None:
+        """Remove a tool (nothing happens for an unknown name); whether it was off is remembered."""
+        self._tools.pop(name, None)
+
     def names(self) -> list[str]:
         return list(self._tools)
 
+    def tools(self) -> list[Tool]:
+        """Every registered tool, in registration order (switched-off ones included)."""
+        return list(self._tools.values())
+
+    def is_enabled(self, name: str) -> bool:
+        return name not in self._off
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        """Switch a tool on or off for this agent (`/tools enable|disable`); also for one not registered yet."""
+        if enabled:
+            self._off.discard(name)
+        else:
+            self._off.add(name)
+
     def schemas(self) -> list[dict[str, Any]]:
-        return [tool.schema() for tool in self._tools.values()]
+        """The schemas sent to the model: every tool that is on."""
+        return [tool.schema() for name, tool in self._tools.items() if name not in self._off]
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
@@ -50,7 +71,7 @@ class ToolRegistry:
         if tool is None or not tool.mutates_files:
             return False
         try:
-            args = check_arguments(tool.parameters, parse_arguments(arguments))
+            args = tool.checked_arguments(parse_arguments(arguments))
         except ToolArgumentError:
             return False
         return tool.may_change_files(args)
@@ -63,14 +84,16 @@ class ToolRegistry:
         """
         tool = self._tools.get(name)
         if tool is None:
-            available = ", ".join(self._tools) or "(none)"
+            available = ", ".join(n for n in self._tools if n not in self._off) or "(none)"
             return ToolResult(f"Tool '{name}' does not exist. Available tools: {available}", is_error=True)
+        if name in self._off:
+            return ToolResult(f"Tool '{name}' is switched off by the user; do not call it.", is_error=True)
         try:
             raw_args = parse_arguments(arguments)
         except ToolArgumentError as exc:
             return ToolResult(str(exc), is_error=True)
         try:
-            args = check_arguments(tool.parameters, raw_args)
+            args = tool.checked_arguments(raw_args)
         except ToolArgumentError as exc:
             return ToolResult(f"Error: invalid arguments for {name}: {exc}", is_error=True)
         try:

@@ -1,4 +1,5 @@
-"""The skill tools: `skill_view` (read a skill and its files) and `skill_manage` (change skills).
+"""The skill tools: `skills_list` (every skill's name, description and category), `skill_view` (read a
+skill and its files) and `skill_manage` (change skills).
 
 The rules live in `hermes_tui.core.skills.manage`; this module is the schemas and the calls. Both
 find the `SkillManager` in the tool context's services ("skills"); "skill_origin" there marks who is
@@ -12,11 +13,14 @@ import asyncio
 import json
 from typing import Any
 
+from hermes_tui.core.skills.catalog import available_here
 from hermes_tui.core.skills.manage import ACTIONS, SkillManager
 from hermes_tui.core.tools.base import Tool, ToolContext, ToolResult, object_schema, param
 
+SKILLS_LIST = "skills_list"
 SKILL_VIEW = "skill_view"
 SKILL_MANAGE = "skill_manage"
+LIST_DESCRIPTION_CHARS = 1024  # Hermes's cap on a listed description
 
 
 def _result(response: dict[str, Any]) -> ToolResult:
@@ -26,6 +30,43 @@ def _result(response: dict[str, Any]) -> ToolResult:
 def _manager(ctx: ToolContext) -> SkillManager | None:
     manager = ctx.services.get("skills")
     return manager if isinstance(manager, SkillManager) else None
+
+
+def list_skills(manager: SkillManager, category: str = "") -> dict[str, Any]:
+    """Hermes's `skills_list` answer: the skills usable here (optionally of one category), sorted by
+    category then name, with the categories they use."""
+    skills, _problems = manager.scan()
+    listed = []
+    for skill in skills:
+        if not available_here(skill) or (category and skill.category != category):
+            continue
+        description = skill.description.strip()
+        if len(description) > LIST_DESCRIPTION_CHARS:
+            description = description[: LIST_DESCRIPTION_CHARS - 3] + "..."
+        listed.append({"name": skill.name, "description": description, "category": skill.category})
+    listed.sort(key=lambda entry: (entry["category"] or "", entry["name"]))
+    if not listed:
+        where = f" in category '{category}'" if category else ""
+        return {"success": True, "skills": [], "categories": [], "message": f"No skills found{where}."}
+    return {
+        "success": True,
+        "skills": listed,
+        "categories": sorted({entry["category"] for entry in listed if entry["category"]}),
+        "count": len(listed),
+        "hint": "Use skill_view(name) to see full content, tags, and linked files",
+    }
+
+
+class SkillsListTool(Tool):
+    name = SKILLS_LIST
+    description = "List available skills (name + description). Use skill_view(name) to load full content."
+    parameters = object_schema((), category=param("string", "Optional category filter to narrow results"))
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        manager = _manager(ctx)
+        if manager is None:
+            return _result({"success": False, "error": "Skills are not available."})
+        return _result(await asyncio.to_thread(list_skills, manager, str(args.get("category") or "").strip()))
 
 
 class SkillViewTool(Tool):

@@ -6,8 +6,10 @@ transport errors of httpx2, plain Python errors — without importing an SDK, an
 compress, rotate the credential, fall back). The pipeline runs in Hermes's priority order,
 after one step of our own: the typed faults our providers raise (a `timeout_kind` is a retryable
 timeout; a `stream_fault` is a retryable server error, a refusal a content-policy block); then
-provider-specific phrases, HTTP status (408 is a timeout), body error code, message phrases, SSL,
-disconnects, transport exception types, unknown. An HTML error page is shown as its title.
+provider-specific phrases, HTTP status (408 is a timeout; a 429 OpenRouter relays from an upstream
+provider is `upstream_rate_limit`), body error code, message phrases, certificate verification
+(`ssl_cert_verification`: never retried), transient SSL, disconnects, transport exception types,
+unknown. The phrase tables are in `error_phrases.py`. An HTML error page is shown as its title.
 
 `parse_context_limit_from_error` and `parse_available_output_tokens_from_error` read the numbers
 providers put in context-overflow messages (reference §6.1 item 19).
@@ -15,11 +17,14 @@ providers put in context-overflow messages (reference §6.1 item 19).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any
+
+from hermes_tui.core.turn.error_phrases import Phrases
 
 MAX_MESSAGE_CHARS = 500
 _CHAIN_DEPTH = 5
@@ -30,9 +35,11 @@ class FailoverReason(StrEnum):
     AUTH_PERMANENT = "auth_permanent"
     BILLING = "billing"
     RATE_LIMIT = "rate_limit"
+    UPSTREAM_RATE_LIMIT = "upstream_rate_limit"  # an aggregator's upstream provider is throttled, not this key
     OVERLOADED = "overloaded"
     SERVER_ERROR = "server_error"
     TIMEOUT = "timeout"
+    SSL_CERT_VERIFICATION = "ssl_cert_verification"  # the server's certificate does not verify: fail fast
     CONTEXT_OVERFLOW = "context_overflow"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     IMAGE_TOO_LARGE = "image_too_large"
@@ -69,120 +76,6 @@ class ClassifiedError:
     @property
     def is_auth(self) -> bool:
         return self.reason in (R.AUTH, R.AUTH_PERMANENT)
-
-
-# --------------------------------------------------------------------------- phrase tables
-# Matched against the lower-cased message text (str(error) + body messages); "|" separates phrases.
-
-
-def _phrases(joined: str) -> tuple[str, ...]:
-    return tuple(phrase for phrase in joined.split("|") if phrase)
-
-
-class Phrases:
-    """The phrase and code tables the pipeline matches, grouped by what they signal."""
-
-    CONTENT_POLICY = _phrases(
-        "flagged for possible cybersecurity risk|trusted access for cyber|violates our usage policies|"
-        "violates openai's usage policies|your request was flagged by|prompt was flagged by our safety|"
-        "responses cannot be generated due to safety|content_filter|responsibleaipolicyviolation"
-    )
-    GRAMMAR = _phrases("error parsing grammar|json-schema-to-grammar")
-    # with "thinking": a replayed thinking block was rejected (bad signature, or the latest one was altered)
-    THINKING_BLOCK_REJECTED = _phrases("signature|cannot be modified|must remain as they were")
-    KEY_LIMIT = _phrases("key limit exceeded|spending limit")
-    BILLING = _phrases(
-        "insufficient credit|insufficient_quota|insufficient quota|insufficient balance|insufficient funds|"
-        "credit balance|credits exhausted|out of credits|payment required|billing hard limit|"
-        "billing_not_active|billing not active|exceeded your current quota|balance depleted|"
-        "no usable credits|add more credits|purchase more credits|credits have been exhausted|top up your credits|"
-        "account is deactivated|plan does not include|out of funds|balance_depleted|"
-        "model_not_supported_on_free_tier|not available on the free tier"
-    )
-    USAGE_LIMIT = _phrases("usage limit|quota|limit exceeded|key limit exceeded")
-    TRANSIENT = _phrases("try again|retry|resets at|reset in|reset at|wait|requests remaining|periodic|window")
-    PROVIDER_POLICY = _phrases("guardrail|data policy|privacy settings")
-    MODEL_NOT_FOUND = _phrases(
-        "model_not_found|model not found|model_not_available|model not available|no such model|"
-        "unknown model|invalid model|invalid_model|is not a valid model|model does not exist|"
-        "does not exist or you do not have access|no available channel|no endpoints found for|does not exist|"
-        "unsupported model"
-    )
-    MULTIMODAL_TOOL_CONTENT = _phrases(
-        "text is not set|tool message content must be a string|expected string, got list|"
-        "expected string, got array|tool content must be a string|content of tool message must be a string|"
-        "tool message must be a string|tool_call.content must be string"
-    )
-    IMAGE_TOO_LARGE = _phrases(
-        "image exceeds|image too large|image_too_large|image size exceeds|image dimensions exceed|"
-        "dimensions exceed max allowed size|max allowed size: 8000"
-    )
-    INVALID_ENCRYPTED_CONTENT = _phrases("invalid_encrypted_content|encrypted content could not be")
-    CONTEXT_OVERFLOW = _phrases(
-        "context length|context_length|context size|maximum context|token limit|too many tokens|"
-        "reduce the length|exceeds the limit|context window|prompt is too long|prompt exceeds max length|"
-        "max_tokens|max_model_len|input is too long|input too long|slot context|n_ctx_slot|"
-        "max input token|input token|上下文长度|超出最大长度|超过最大长度|上下文窗口|maximum number of tokens|"
-        "prompt length|maximum model length|truncating input"
-    )
-    RATE_LIMIT = _phrases(
-        "rate limit|rate_limit|ratelimit|too many requests|throttled|throttling|requests per minute|"
-        "tokens per minute|requests per day|try again in|resource_exhausted|resource exhausted|"
-        "throttlingexception|slow down|please retry after|rate increased too quickly|too many concurrent requests|"
-        "servicequotaexceededexception"
-    )
-    # the server is busy, not this key: back off on the same key, never rotate (some providers send it as a 429)
-    OVERLOADED = _phrases("overloaded|at capacity|over capacity")
-    REQUEST_VALIDATION = _phrases(
-        "unknown parameter|unsupported parameter|unrecognized request argument|invalid_request_error|"
-        "extra inputs are not permitted|validation error|unknown_parameter|unsupported_parameter"
-    )
-    # the unambiguous request-validation signals: they win over an overflow phrase in a 400 body
-    # ("Unsupported parameter: 'max_tokens' ..." is not an overflow)
-    PARAMETER_REJECTED = _phrases(
-        "unknown parameter|unsupported parameter|unrecognized request argument|unknown_parameter|unsupported_parameter"
-    )
-    REQUEST_VALIDATION_CODES = frozenset({"invalid_request_error", "unknown_parameter", "unsupported_parameter"})
-    # a gateway's own 5xx page in front of the origin: on a large session the prompt size is the likely cause
-    GATEWAY_ORIGIN = _phrases("origin_bad_gateway|origin_unavailable|invalid or incomplete response|cloudflare")
-    PAYLOAD_TOO_LARGE = _phrases("request entity too large|payload too large|error code: 413")
-    AUTH = _phrases(
-        "invalid api key|invalid_api_key|invalid x-api-key|incorrect api key|api key not valid|"
-        "authentication failed|authentication_error|unauthorized|forbidden|token expired|"
-        "token has expired|invalid token|permission denied|authentication|token revoked|access denied"
-    )
-    TIMEOUT = _phrases("timed out|timeout|deadline exceeded|deadline_exceeded")
-    SSL_TRANSIENT = _phrases(
-        "bad record mac|ssl alert|tls alert|[ssl:|sslv3_alert|ssl handshake|decryption failed or bad record|"
-        "tlsv1 alert|sslv3 alert|bad_record_mac|ssl_alert|tls_alert"
-    )
-    DISCONNECT = _phrases(
-        "server disconnected|peer closed connection|connection reset by peer|unexpected eof|"
-        "incomplete chunked read|remote end closed connection|connection aborted|broken pipe|"
-        "connection was closed|stream ended unexpectedly|network connection lost"
-    )
-    TRANSPORT_TYPES = frozenset(
-        _phrases(
-            "ReadTimeout|WriteTimeout|ConnectTimeout|PoolTimeout|TimeoutException|ConnectError|ReadError|"
-            "WriteError|RemoteProtocolError|LocalProtocolError|ProtocolError|NetworkError|TransportError|"
-            "APIConnectionError|APITimeoutError|ServerDisconnectedError|ClientConnectionError|IncompleteRead"
-        )
-    )
-    # body error codes -> reason; the last row holds error *types* seen on status-less stream errors
-    BODY_CODES: ClassVar[dict[str, str]] = {
-        **dict.fromkeys(_phrases("resource_exhausted|throttled|rate_limit_exceeded|rate_limit_error"), "rate_limit"),
-        **dict.fromkeys(
-            _phrases(
-                "insufficient_quota|billing_not_active|payment_required|insufficient_credits|no_usable_credits|"
-                "balance_depleted|model_not_supported_on_free_tier|billing_error"
-            ),
-            "billing",
-        ),
-        **dict.fromkeys(_phrases("model_not_found|model_not_available|invalid_model"), "model_not_found"),
-        **dict.fromkeys(_phrases("context_length_exceeded|max_tokens_exceeded"), "context_overflow"),
-        "invalid_encrypted_content": "invalid_encrypted_content",
-        **{"overloaded_error": "overloaded", "api_error": "server_error", "server_error": "server_error"},
-    }
 
 
 # --------------------------------------------------------------------------- reading the error
@@ -299,9 +192,11 @@ _DEFAULTS: dict[FailoverReason, dict[str, bool]] = {
     R.AUTH_PERMANENT: {"retryable": False, "should_fallback": True},
     R.BILLING: {"retryable": False, "should_rotate_credential": True, "should_fallback": True},
     R.RATE_LIMIT: {"retryable": True, "should_rotate_credential": True, "should_fallback": True},
+    R.UPSTREAM_RATE_LIMIT: {"retryable": True, "should_fallback": True},
     R.OVERLOADED: {"retryable": True},
     R.SERVER_ERROR: {"retryable": True},
     R.TIMEOUT: {"retryable": True},
+    R.SSL_CERT_VERIFICATION: {"retryable": False, "should_fallback": False},
     R.CONTEXT_OVERFLOW: {"retryable": True, "should_compress": True},
     R.PAYLOAD_TOO_LARGE: {"retryable": True, "should_compress": True},
     R.IMAGE_TOO_LARGE: {"retryable": True},
@@ -385,7 +280,7 @@ def classify_api_error(
     return (
         _by_provider_fault(ctx, error)
         or _by_provider_phrases(ctx, text)
-        or _by_status(ctx, text, body_message, codes)
+        or _by_status(ctx, text, body_message, codes, body)
         or _by_body_code(ctx, codes)
         or _by_message(ctx, text)
         or _by_transport(ctx, text, error)
@@ -444,7 +339,21 @@ def _by_provider_phrases(ctx: _Context, text: str) -> ClassifiedError | None:
     return None
 
 
-def _by_status(ctx: _Context, text: str, body_message: str, codes: list[str]) -> ClassifiedError | None:
+def _aggregator_upstream_error(body: Any, provider: str) -> bool:
+    """OpenRouter's wrapping of an upstream provider's error: the outer message "Provider returned
+    error", with the upstream's own answer in `error.metadata` (Hermes's test)."""
+    inner = _error_dict(body)  # the whole body, or the `error` object alone (as the OpenAI SDK keeps it)
+    if str(inner.get("message") or "").strip().lower() != "provider returned error":
+        return False
+    metadata = inner.get("metadata")
+    return provider.strip().lower() == "openrouter" or (
+        isinstance(metadata, dict) and ("raw" in metadata or "provider_name" in metadata)
+    )
+
+
+def _by_status(
+    ctx: _Context, text: str, body_message: str, codes: list[str], body: Any = None
+) -> ClassifiedError | None:
     status = ctx.status
     if status is None:
         return None
@@ -471,6 +380,8 @@ def _by_status(ctx: _Context, text: str, body_message: str, codes: list[str]) ->
     if status == 429:
         if _has(text, Phrases.OVERLOADED):
             return ctx.result(R.OVERLOADED)  # the server is busy: rotating keys would only drain the pool
+        if _aggregator_upstream_error(body, ctx.provider):
+            return ctx.result(R.UPSTREAM_RATE_LIMIT)  # the key is healthy: another model, not another key
         return ctx.result(R.RATE_LIMIT)
     if status == 400:
         return _classify_400(ctx, text, body_message, codes)
@@ -565,6 +476,8 @@ def _by_message(ctx: _Context, text: str) -> ClassifiedError | None:
 
 
 def _by_transport(ctx: _Context, text: str, error: BaseException) -> ClassifiedError | None:
+    if _has(text, Phrases.SSL_CERT_VERIFY):
+        return _certificate_failure(ctx, error)
     if _has(text, Phrases.SSL_TRANSIENT):
         return ctx.result(R.TIMEOUT)
     if ctx.status is None and _has(text, Phrases.DISCONNECT):
@@ -578,6 +491,17 @@ def _by_transport(ctx: _Context, text: str, error: BaseException) -> ClassifiedE
         if isinstance(item, (TimeoutError, ConnectionError, OSError)):
             return ctx.result(R.TIMEOUT)
     return None
+
+
+def _certificate_failure(ctx: _Context, error: BaseException) -> ClassifiedError:
+    """A certificate that does not verify, with the verifier's own words as the message."""
+    detail = next(
+        (str(item) for item in reversed(_walk(error)) if _has(str(item).lower(), Phrases.SSL_CERT_VERIFY)), ""
+    )
+    result = ctx.result(R.SSL_CERT_VERIFICATION)
+    if not detail or detail in result.message:
+        return result
+    return dataclasses.replace(result, message=f"{result.message} ({detail})"[:MAX_MESSAGE_CHARS])
 
 
 # --------------------------------------------------------------------------- limits in messages

@@ -50,7 +50,8 @@ REPAIRS = {
     "invalid_encrypted_content": "strip_reasoning",
     "llama_cpp_grammar_pattern": "strip_schema_patterns",
 }
-EAGER_FALLBACK = frozenset({"rate_limit", "billing"})  # fall back at once when no key can take over
+# fall back at once when no key can take over; an aggregator's throttled upstream is not the key's fault
+EAGER_FALLBACK = frozenset({"rate_limit", "billing", "upstream_rate_limit"})
 MAX_BACKOFF_SECONDS = 60.0
 OUTPUT_BUDGET_MARGIN = 64
 # A 400 on a request this large is likely the size itself: don't grow the stored session (#1630).
@@ -64,7 +65,13 @@ GUIDANCE = {
     "content_policy_blocked": "the provider refused the content; rephrase the request",
     "provider_policy_blocked": "the provider's data policy blocked this model; check its settings",
     "format_error": "the provider rejected the request format",
+    "ssl_cert_verification": (
+        "the server's TLS certificate could not be verified (self-signed, expired, or replaced by a "
+        "TLS-inspecting proxy); point SSL_CERT_FILE at the CA bundle that signs it, or use the server's "
+        "trusted certificate"
+    ),
 }
+_RETRY_AFTER_REASONS = frozenset({FailoverReason.RATE_LIMIT, FailoverReason.UPSTREAM_RATE_LIMIT})
 
 
 @dataclass(frozen=True)
@@ -123,7 +130,7 @@ class ErrorFacts:
             network_cut=_is_network_cut(exc, classified.reason),
             status_code=classified.status_code,
             provider=provider,
-            retry_after=retry_after_seconds(exc) if classified.reason is FailoverReason.RATE_LIMIT else None,
+            retry_after=retry_after_seconds(exc) if classified.reason in _RETRY_AFTER_REASONS else None,
             available_output_tokens=parse_available_output_tokens_from_error(limit_text) if overflow else None,
             context_limit=parse_context_limit_from_error(limit_text) if overflow else None,
             delivered_text=delivered_text,

@@ -200,7 +200,7 @@ class TurnRunner:
             await deps.session.flush(state.messages)
         before = len(state.messages)
         result = await deps.compaction.compress(state.messages, reason=reason, approx_tokens=approx_tokens)
-        if result.rotated:
+        if result.applied:  # moved to a child session, or compacted in place
             state.messages = list(result.messages)
             state.reset_empty_recovery()
         return len(state.messages) < before

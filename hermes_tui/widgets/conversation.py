@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
@@ -31,6 +31,7 @@ from textual.widget import Widget
 
 from hermes_tui.text_safety import visible, visible_in
 from hermes_tui.widgets.conversation_keys import ConversationKeys
+from hermes_tui.widgets.diff_view import ShowWholeDiff
 from hermes_tui.widgets.hidden_text import ShowFullText
 from hermes_tui.widgets.message_cursor import MessageCursor
 from hermes_tui.widgets.tool_card import ToolCard
@@ -46,6 +47,9 @@ from hermes_tui.widgets.transcript import (
 )
 from hermes_tui.widgets.transcript_rows import AssistantMessage, WindowBoundary, build_row
 from hermes_tui.widgets.transcript_window import TranscriptWindow
+
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.file_diff import FileChange
 
 DEFAULT_WINDOW_SIZE = 100
 DEFAULT_HISTORY_WINDOW = 12
@@ -291,8 +295,11 @@ class ConversationView(ConversationKeys, VerticalScroll):
         """Show a tool call as a running card."""
         self._append(TranscriptItem(kind=KIND_TOOL, call_id=call_id, name=visible(name), arguments=visible(arguments)))
 
-    def finish_tool_call(self, call_id: str, result: str, is_error: bool, duration_s: float) -> None:
-        """Show the result of a tool call on its card (a card is created if the call was never seen)."""
+    def finish_tool_call(
+        self, call_id: str, result: str, is_error: bool, duration_s: float, changes: Sequence[FileChange] = ()
+    ) -> None:
+        """Show the result of a tool call, and the files it changed, on its card (a card is created if
+        the call was never seen)."""
         result = visible(result)
         item = self._window.tool(call_id)
         if item is None:
@@ -301,10 +308,11 @@ class ConversationView(ConversationKeys, VerticalScroll):
             assert item is not None
         row = self._rows.get(item.key)
         if isinstance(row, ToolCard):
-            row.finish(result, is_error, duration_s)
+            row.finish(result, is_error, duration_s, changes)
         else:
             item.result = result
             item.duration_s = duration_s
+            item.changes = tuple(changes)
             item.tool_status = TOOL_ERROR if is_error else TOOL_OK
 
     def add_notice(self, kind: str, text: str) -> None:
@@ -618,6 +626,13 @@ class ConversationView(ConversationKeys, VerticalScroll):
         from hermes_tui.screens.full_text import FullTextScreen
 
         self.app.push_screen(FullTextScreen(event.title, event.text))
+
+    def on_show_whole_diff(self, event: ShowWholeDiff) -> None:
+        """A tool card asked for the whole diff of the files its call changed: open the diff viewer."""
+        event.stop()
+        from hermes_tui.screens.diff import DiffScreen
+
+        self.app.push_screen(DiffScreen(event.title, event.changes))
 
     def on_window_boundary_load_page(self, event: WindowBoundary.LoadPage) -> None:
         event.stop()

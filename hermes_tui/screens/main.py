@@ -10,9 +10,10 @@ start with a slimmer column). Ctrl+P's command palette lists the slash commands 
 (`SlashCommandProvider`) and jumps to sessions by title (`SessionJumpProvider`), next to Textual's
 own entries. Ctrl+F searches every session, F3 compares two sessions, F4 inspects a compression
 (the app's actions, `hermes_tui.app_navigation`); F5 puts the message cursor in the conversation
-(branch here, edit and resend, copy: `hermes_tui.message_actions`). The app drives the widgets through the
-typed properties below; the widgets exist from construction, so they can be filled before the
-screen is first composed.
+(branch here, edit and resend, copy: `hermes_tui.message_actions`). F6, or Esc pressed twice within
+`DOUBLE_ESCAPE_S`, posts `RewindRequested` (the app opens the rewind picker when idle:
+`hermes_tui.rewind_flow`). The app drives the widgets through the typed properties below; the
+widgets exist from construction, so they can be filled before the screen is first composed.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -43,12 +45,24 @@ from hermes_tui.widgets.status_bar import StatusBar
 from hermes_tui.widgets.token_gauge import TokenGauge
 
 CURSOR_NOTE = "The message cursor: pick a message to branch here, edit and resend, or copy (Esc: back to the prompt)."
+REWIND_NOTE = (
+    "The rewind picker (F6, or Esc twice within a second when idle): back to before one of your turns —"
+    " its files, the conversation (a branch from just before it), or both."
+)
+DOUBLE_ESCAPE_S = 1.0
 STYLES_PATH = Path(__file__).resolve().parent.parent / "styles.tcss"
 """The stylesheet every screen and widget here is styled by (the App sets it as its CSS_PATH)."""
 
 
 class MainScreen(Screen[None]):
     """The home screen of hermes-tui."""
+
+    class RewindRequested(Message):
+        """F6 or a double Esc: the user wants the rewind picker (`by_escape` tells which)."""
+
+        def __init__(self, *, by_escape: bool) -> None:
+            super().__init__()
+            self.by_escape = by_escape
 
     AUTO_FOCUS = "PromptInput"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
@@ -65,7 +79,8 @@ class MainScreen(Screen[None]):
         Binding("f3", "app.compare_sessions", "Compare", id="compare"),
         Binding("f4", "app.inspect_compression", "Inspect compression", show=False, id="inspect-compression"),
         Binding("f5", "message_cursor", "Messages", id="message-cursor", tooltip=CURSOR_NOTE),
-        Binding("escape", "focus_prompt", "Back to the prompt", show=False, id="focus-prompt"),
+        Binding("f6", "rewind", "Rewind", show=False, id="rewind", tooltip=REWIND_NOTE),
+        Binding("escape", "focus_prompt", "Back to the prompt (twice: rewind)", show=False, id="focus-prompt"),
         Binding("tab", "app.focus_next", "Next pane", show=False),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),
     ]
@@ -101,6 +116,7 @@ class MainScreen(Screen[None]):
         self._gauge.border_title = "Context"
         self._review_log = ReviewLog(id="review-log", clock=wall_clock)
         self._review_log.border_title = "Review log"
+        self._last_escape = 0.0  # when Esc last reached this screen (monotonic), for Esc Esc
 
     def compose(self) -> ComposeResult:
         yield self._status_bar
@@ -184,7 +200,17 @@ class MainScreen(Screen[None]):
         self.app.push_screen(HelpScreen())
 
     def action_focus_prompt(self) -> None:
+        """Esc: back to the prompt; a second Esc within DOUBLE_ESCAPE_S asks for the rewind picker."""
+        now = time.monotonic()
+        double = now - self._last_escape <= DOUBLE_ESCAPE_S
+        self._last_escape = 0.0 if double else now
         self.prompt.focus()
+        if double:
+            self.post_message(self.RewindRequested(by_escape=True))
+
+    def action_rewind(self) -> None:
+        """F6: the rewind picker."""
+        self.post_message(self.RewindRequested(by_escape=False))
 
     def action_message_cursor(self) -> None:
         """F5: the message cursor in the conversation."""

@@ -48,10 +48,12 @@ from hermes_tui import stop_signals, terminal_watch
 from hermes_tui.app_navigation import NavigationMixin
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
+from hermes_tui.core.tools.permissions import ApprovalAnswer
 from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.lineage_sync import LineageSync
 from hermes_tui.message_actions import MessageActionsMixin
+from hermes_tui.rewind_flow import RewindFlow
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.compress_preview import CompressPreviewScreen
 from hermes_tui.screens.help import HelpScreen
@@ -76,6 +78,7 @@ LOOP_SWITCH_INTERVAL_S = 0.001
 once the event loop wants it back: CPython's default 5 ms let resuming a 20,000-message session
 hold the loop 15-18 ms in stretches (`python -m bench.responsiveness_bench loop`); 1 ms, 5-8 ms."""
 ECHO_SETTLE_S = 0.002  # after a key is drawn, before a due collection runs (see _collect_after_echo)
+TURN_DIFF_ROWS = 5_000  # rows of a turn's diff its Review-log line opens (issue 19)
 LONG_HISTORY = 1_000  # messages from which a loaded history is converted in a thread, off the app's queue
 BUSY_HINT = "— /queue TEXT sends it when the turn ends, /steer TEXT guides it now, Ctrl-C interrupts."
 
@@ -174,6 +177,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self._held_events: list[ev.Event] | None = None  # core events waiting for a history (see on_core_event)
         self._refresh_lock = asyncio.Lock()  # background refreshes run one at a time, in order (FIFO)
         self._saved_switch_interval: float | None = None
+        self.rewind_flow = RewindFlow(self)  # issue 19: Esc Esc / F6 -> the rewind picker
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
 
     # ------------------------------------------------------------------ start-up
@@ -247,6 +251,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self._show_session(agent.session_id)
         await self._show_goal_of_session()
         self.main.gauge.budget = agent.budget()
+        mode = agent.permission_mode  # issue 19: the badge from the start (--yes starts in yolo)
+        self.main.status_bar.set_permission_mode(mode.value, mode.label)
         await self._load_review_history()
         await self.refresh_lineage()
         self.wire_sessions_pane()
@@ -348,7 +354,10 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
 
     @handles(ev.ToolCallFinished)
     async def _show_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
-        self.main.conversation.finish_tool_call(event.call_id, event.result, event.is_error, event.duration_s)
+        # issue 19: the card shows the files the call changed (`path +a −b`, the diff when expanded)
+        self.main.conversation.finish_tool_call(
+            event.call_id, event.result, event.is_error, event.duration_s, event.changes
+        )
 
     @handles(ev.UsageUpdated)
     async def _show_usage(self, event: ev.UsageUpdated) -> None:
@@ -439,6 +448,20 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             f" {event.recreated} back — /rollback {event.undo_number} undoes it",
         )
 
+    @handles(ev.PermissionModeChanged)
+    async def _show_permission_mode(self, event: ev.PermissionModeChanged) -> None:
+        # issue 19: the status bar's badge follows /mode, /yolo and Shift+Tab
+        self.main.status_bar.set_permission_mode(event.mode, event.label)
+        self.notify(f"Permission mode: {event.label or event.mode}", timeout=2)
+
+    @handles(ev.TurnFilesChanged)
+    async def _show_turn_files_changed(self, event: ev.TurnFilesChanged) -> None:
+        # issue 19: one Review-log line per turn that changed files; its detail is the turn's diff
+        from hermes_tui.widgets.diff_rows import limited_diff_text, turn_files_line
+
+        detail = limited_diff_text(event.changes, TURN_DIFF_ROWS)
+        self.main.review_log.add_entry("files", turn_files_line(event.files), detail=detail)
+
     async def _load_review_history(self) -> None:
         """Earlier self-review runs, so the Review log survives a restart."""
         from datetime import datetime
@@ -452,9 +475,10 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             self.main.review_log.add_entry(kind, record.summary, detail=record.diff, key=record.key, time=when)
 
     async def on_review_log_detail_requested(self, message: ReviewLog.DetailRequested) -> None:
-        from hermes_tui.screens.review_diff import ReviewDiffScreen
+        from hermes_tui.screens.review_diff import ReviewDiffScreen, title_for
 
-        self.push_screen(ReviewDiffScreen(message.entry.text, message.entry.detail))
+        entry = message.entry  # issue 19: a turn's files line opens its diff under its own title
+        self.push_screen(ReviewDiffScreen(entry.text, entry.detail, title_for(entry.kind)))
 
     async def _open_review_run(self, key: str) -> None:
         from hermes_tui.screens.review_diff import ReviewDiffScreen
@@ -652,14 +676,24 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         command = f"/resume {message.session_id}"
         self.command_worker = self.run_worker(self._run_command(command), group="command", exclusive=True)
 
-    async def _approve(self, request: ApprovalRequest) -> bool:
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+    async def _approve(self, request: ApprovalRequest) -> bool | ApprovalAnswer:
+        # issue 19: the modal shows the diff a file change would make, and offers "allow for the rest
+        # of the session" (s) when the request names what that covers; the answer goes to the core
+        # as it came: True (once), False (deny) or ApprovalAnswer.SESSION.
+        future: asyncio.Future[bool | ApprovalAnswer] = asyncio.get_running_loop().create_future()
 
-        def done(result: bool | None) -> None:
+        def done(result: bool | ApprovalAnswer | None) -> None:
             if not future.done():
-                future.set_result(bool(result))
+                future.set_result(result if isinstance(result, ApprovalAnswer) else bool(result))
 
-        screen = ApprovalScreen(request.tool, request.command, request.cwd, tuple(request.reasons))
+        screen = ApprovalScreen(
+            request.tool,
+            request.command,
+            request.cwd,
+            tuple(request.reasons),
+            change=request.change,
+            session_scope=request.session_scope,
+        )
         self.push_screen(screen, callback=done)
         try:
             return await future
@@ -667,6 +701,18 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             if screen.is_attached:
                 screen.dismiss(False)
             raise
+
+    # ------------------------------------------------------------------ issue 19: permission modes, rewind
+
+    def action_cycle_permission_mode(self) -> None:
+        """Shift+Tab in the prompt: the next permission mode (ask → accept edits → read-only → yolo);
+        the status bar follows through PermissionModeChanged."""
+        if self.agent is not None:
+            self.agent.permission_mode = self.agent.permission_mode.next()
+
+    def on_main_screen_rewind_requested(self, message: MainScreen.RewindRequested) -> None:
+        """F6 / Esc Esc: the rewind picker (F6 says busy while a turn runs; Esc Esc is left to the turn)."""
+        self.rewind_flow.open(by_escape=message.by_escape)
 
     # ------------------------------------------------------------------ actions
 

@@ -3,7 +3,8 @@
 The app builds its parts (`hermes_tui.ui`) and hands each the app typed as the one small Protocol
 it needs (`hermes_tui.ui.ports`): `TurnControl` (the turn and command workers, the queue, the busy
 rule), `EventPresenter` (core events -> widgets), `SessionsTree` (the tree's reads, the ordered
-background lane), `Navigation`, `TreeActions` and `MessageActions`. Its own Textual handlers and
+background lane), `Navigation`, `TreeActions`, `MessageActions`, `Permissions` (the approver,
+the mode badge, Shift+Tab) and `RewindFlow` (F6 / Esc Esc). Its own Textual handlers and
 actions only forward to them. Core events arrive through the Agent's sink as `CoreEvent` messages.
 
 The first frame paints before anything heavy happens: the database opens and the provider SDK is
@@ -41,11 +42,12 @@ from hermes_tui.core import events as ev
 from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.keymap_config import keymap_problems, usable_keymap
-from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.ui.message_actions import MessageActions
 from hermes_tui.ui.navigation import Navigation
+from hermes_tui.ui.permissions import Permissions
 from hermes_tui.ui.presenter import EventPresenter
+from hermes_tui.ui.rewind_flow import RewindFlow
 from hermes_tui.ui.sessions_tree import SessionsTree
 from hermes_tui.ui.tree_actions import TreeActions
 from hermes_tui.ui.turn_control import TurnControl
@@ -60,7 +62,6 @@ if TYPE_CHECKING:
     from textual.theme import Theme
 
     from hermes_tui.core.agent import Agent
-    from hermes_tui.core.tools.base import ApprovalRequest
     from hermes_tui.store.db import SessionDB
 
 QUIT_WINDOW_S = 2.0
@@ -137,6 +138,8 @@ class HermesApp(App[int]):
         )
         self.tree_actions = TreeActions(self, turns, tree, show_session=self.presenter.show_session)
         self.message_actions = MessageActions(self, turns)
+        self.permissions = Permissions(self)
+        self.rewind_flow = RewindFlow(self, turns)
 
     # ------------------------------------------------------------------ start-up
 
@@ -183,7 +186,7 @@ class HermesApp(App[int]):
                 settings=self.settings,
                 choice=self.choice,
                 sink=self._sink,
-                approver=self._approve,
+                approver=self.permissions.approve,
                 source="tui",
                 cwd=self.cwd,
                 build_extra_indexes=True,
@@ -203,6 +206,7 @@ class HermesApp(App[int]):
         self.presenter.show_session(agent.session_id)
         await self.presenter.show_goal_of_session()
         self.main.gauge.budget = agent.budget()
+        self.permissions.show_mode()
         await self.presenter.load_review_history()
         await self.sessions_tree.reload()
         self.sessions_tree.wire_preview()
@@ -266,21 +270,13 @@ class HermesApp(App[int]):
         """The palette's session jump."""
         self.navigation.open_session(session_id)
 
-    async def _approve(self, request: ApprovalRequest) -> bool:
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+    def action_cycle_permission_mode(self) -> None:
+        """Shift+Tab in the prompt: the next permission mode."""
+        self.permissions.cycle()
 
-        def done(result: bool | None) -> None:
-            if not future.done():
-                future.set_result(bool(result))
-
-        screen = ApprovalScreen(request.tool, request.command, request.cwd, tuple(request.reasons))
-        self.push_screen(screen, callback=done)
-        try:
-            return await future
-        except asyncio.CancelledError:
-            if screen.is_attached:
-                screen.dismiss(False)
-            raise
+    def on_main_screen_rewind_requested(self, message: MainScreen.RewindRequested) -> None:
+        """F6 / Esc Esc: the rewind picker."""
+        self.rewind_flow.open(by_escape=message.by_escape)
 
     # ------------------------------------------------------------------ keys and looks
 

@@ -10,10 +10,12 @@ start with a slimmer column). Ctrl+P's command palette lists the slash commands 
 (`SlashCommandProvider`) and jumps to sessions by title (`SessionJumpProvider`), next to Textual's
 own entries. Ctrl+F searches every session, F3 compares two sessions, F4 inspects a compression
 (the app's actions, `hermes_tui.ui.navigation`); F5 puts the message cursor in the conversation
-(branch here, edit and resend, copy: `hermes_tui.ui.message_actions`). A "show all" bar or a long message
-posts `ShowFullText`: the whole text opens here in `FullTextScreen`. The app drives the widgets through the
-typed properties below; the widgets exist from construction, so they can be filled before the
-screen is first composed.
+(branch here, edit and resend, copy: `hermes_tui.ui.message_actions`). F6, or Esc pressed twice within
+`DOUBLE_ESCAPE_S`, posts `RewindRequested` (the app opens the rewind picker when idle:
+`hermes_tui.ui.rewind_flow`). A "show all" bar or a long message posts `ShowFullText` and a tool card's
+`a` posts `ShowWholeDiff`: the whole text opens here in `FullTextScreen`, the whole diff in `DiffScreen`.
+The app drives the widgets through the typed properties below; the widgets exist from construction, so
+they can be filled before the screen is first composed.
 """
 
 from __future__ import annotations
@@ -28,12 +30,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
 
 from hermes_tui.screens.command_palette import SlashCommandProvider
 from hermes_tui.screens.session_palette import SessionJumpProvider
 from hermes_tui.widgets.conversation import ConversationView
+from hermes_tui.widgets.diff_view import ShowWholeDiff
 from hermes_tui.widgets.hidden_text import ShowFullText
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
@@ -45,12 +49,24 @@ from hermes_tui.widgets.status_bar import StatusBar
 from hermes_tui.widgets.token_gauge import TokenGauge
 
 CURSOR_NOTE = "The message cursor: pick a message to branch here, edit and resend, or copy (Esc: back to the prompt)."
+REWIND_NOTE = (
+    "The rewind picker (F6, or Esc twice within a second when idle): back to before one of your turns —"
+    " its files, the conversation (a branch from just before it), or both."
+)
+DOUBLE_ESCAPE_S = 1.0
 STYLES_PATH = Path(__file__).resolve().parent.parent / "styles.tcss"
 """The stylesheet every screen and widget here is styled by (the App sets it as its CSS_PATH)."""
 
 
 class MainScreen(Screen[None]):
     """The home screen of hermes-tui."""
+
+    class RewindRequested(Message):
+        """F6 or a double Esc: the user wants the rewind picker (`by_escape` tells which)."""
+
+        def __init__(self, *, by_escape: bool) -> None:
+            super().__init__()
+            self.by_escape = by_escape
 
     AUTO_FOCUS = "PromptInput"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
@@ -67,7 +83,8 @@ class MainScreen(Screen[None]):
         Binding("f3", "app.compare_sessions", "Compare", id="compare"),
         Binding("f4", "app.inspect_compression", "Inspect compression", show=False, id="inspect-compression"),
         Binding("f5", "message_cursor", "Messages", id="message-cursor", tooltip=CURSOR_NOTE),
-        Binding("escape", "focus_prompt", "Back to the prompt", show=False, id="focus-prompt"),
+        Binding("f6", "rewind", "Rewind", show=False, id="rewind", tooltip=REWIND_NOTE),
+        Binding("escape", "focus_prompt", "Back to the prompt (twice: rewind)", show=False, id="focus-prompt"),
         Binding("tab", "app.focus_next", "Next pane", show=False),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),
     ]
@@ -103,6 +120,7 @@ class MainScreen(Screen[None]):
         self._gauge.border_title = "Context"
         self._review_log = ReviewLog(id="review-log", clock=wall_clock)
         self._review_log.border_title = "Review log"
+        self._last_escape = 0.0  # when Esc last reached this screen (monotonic), for Esc Esc
 
     def compose(self) -> ComposeResult:
         yield self._status_bar
@@ -186,7 +204,17 @@ class MainScreen(Screen[None]):
         self.app.push_screen(HelpScreen())
 
     def action_focus_prompt(self) -> None:
+        """Esc: back to the prompt; a second Esc within DOUBLE_ESCAPE_S asks for the rewind picker."""
+        now = time.monotonic()
+        double = now - self._last_escape <= DOUBLE_ESCAPE_S
+        self._last_escape = 0.0 if double else now
         self.prompt.focus()
+        if double:
+            self.post_message(self.RewindRequested(by_escape=True))
+
+    def action_rewind(self) -> None:
+        """F6: the rewind picker."""
+        self.post_message(self.RewindRequested(by_escape=False))
 
     def on_show_full_text(self, event: ShowFullText) -> None:
         """A "show all" bar or a long message in the conversation: the whole text in the viewer."""
@@ -194,6 +222,13 @@ class MainScreen(Screen[None]):
         from hermes_tui.screens.full_text import FullTextScreen
 
         self.app.push_screen(FullTextScreen(event.title, event.text))
+
+    def on_show_whole_diff(self, event: ShowWholeDiff) -> None:
+        """A tool card asked for the whole diff of the files its call changed: the diff viewer."""
+        event.stop()
+        from hermes_tui.screens.diff import DiffScreen
+
+        self.app.push_screen(DiffScreen(event.title, event.changes))
 
     def action_message_cursor(self) -> None:
         """F5: the message cursor in the conversation."""

@@ -5,7 +5,7 @@ Owns the flows behind the search screen (Ctrl+F, /search, the palette), comparin
 whose first choice is the parent), the compression inspector (F4, /inspect: the compression the
 highlighted or current session's summary comes from) and its re-injection (a quoted user note,
 sent as a normal turn), resuming a session chosen in the tree or the palette, a self-review run's
-diff (the Review log, the tree's review leaves), Memory & Skills (F2) and help (/help).
+diff or a turn's files diff (the Review log, the tree's review leaves), Memory & Skills (F2) and help (/help).
 `open_intent` opens whatever screen a command's result asks for.
 
 Opening a search hit: the hit's session is resumed (`agent.resume`); when its history arrives
@@ -105,10 +105,11 @@ class Navigation:
             self._turns.run_command(f"/resume {session_id}")
 
     def open_review_detail(self, entry: ReviewLogEntry) -> None:
-        """A Review-log line's detail (the diff a self-review made)."""
-        from hermes_tui.screens.review_diff import ReviewDiffScreen
+        """A Review-log line's detail (the diff a self-review made, or a turn's files line's diff),
+        under the title its kind of entry has."""
+        from hermes_tui.screens.review_diff import ReviewDiffScreen, title_for
 
-        self._app.push_screen(ReviewDiffScreen(entry.text, entry.detail))
+        self._app.push_screen(ReviewDiffScreen(entry.text, entry.detail, title_for(entry.kind)))
 
     async def open_review_run(self, key: str) -> None:
         from hermes_tui.screens.review_diff import ReviewDiffScreen

@@ -115,8 +115,8 @@ class TreeHost(Session, Workers, Shown, Protocol):
     """What `SessionsTree` sees."""
 
 
-class PresenterHost(Session, Workers, Shown, Protocol):
-    """What `EventPresenter` sees."""
+class PresenterHost(Session, Screens, Workers, Shown, Protocol):
+    """What `EventPresenter` sees (`notify` for the permission mode's toast)."""
 
 
 class TurnHost(Session, Screens, Workers, Shown, Protocol):
@@ -131,3 +131,11 @@ class NavigationHost(Session, Screens, Workers, Shown, Protocol):
 
 class ActionHost(Session, Screens, Workers, Clipboard, Shown, Protocol):
     """What `TreeActions` and `MessageActions` see."""
+
+
+class PermissionHost(Session, Screens, Shown, Protocol):
+    """What `Permissions` sees."""
+
+
+class RewindHost(Session, Screens, Workers, Shown, Protocol):
+    """What `RewindFlow` sees."""

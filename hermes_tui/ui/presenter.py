@@ -1,8 +1,9 @@
 """`EventPresenter`: turns the core's events into updates of the main screen's widgets.
 
 A dispatch table keyed by event class (`EVENT_HANDLERS`, filled by `@handles`) hands each event to
-the one method that shows it in the conversation, the Sessions tree, the token gauge, the Review
-log, the queue line or the status bar; events nobody shows (e.g. TurnStarted) are ignored. Showing
+the one method that shows it in the conversation (a tool card's changed files too), the Sessions
+tree, the token gauge, the Review log (a turn's "✎ N files" line), the queue line or the status bar
+(the permission-mode badge too); events nobody shows (e.g. TurnStarted) are ignored. Showing
 a new kind of event is one decorated method here.
 
 Nothing here waits on the app's queue, which keystrokes go through too: a long history
@@ -28,6 +29,7 @@ from hermes_tui.ui.ports import MainView, PresenterHost
 from hermes_tui.ui.sessions_tree import SessionsTree
 
 LONG_HISTORY = 1_000  # messages from which a loaded history is converted in a thread, off the app's queue
+TURN_DIFF_ROWS = 5_000  # rows of a turn's diff its Review-log files line opens
 
 EventT = TypeVar("EventT", bound=ev.Event)
 Handler = Callable[["EventPresenter", EventT], Awaitable[None]]
@@ -190,7 +192,10 @@ class EventPresenter:
 
     @handles(ev.ToolCallFinished)
     async def _show_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
-        self._main.conversation.finish_tool_call(event.call_id, event.result, event.is_error, event.duration_s)
+        # the card shows the files the call changed (`path +a −b`, the diff when expanded)
+        self._main.conversation.finish_tool_call(
+            event.call_id, event.result, event.is_error, event.duration_s, event.changes
+        )
 
     @handles(ev.Warning)
     async def _show_warning(self, event: ev.Warning) -> None:
@@ -306,6 +311,12 @@ class EventPresenter:
             return
         self._main.status_bar.goal = goal_badge(event.goal, event.status, event.turns_used, event.max_turns)
 
+    @handles(ev.PermissionModeChanged)
+    async def _show_permission_mode(self, event: ev.PermissionModeChanged) -> None:
+        """The status bar's badge follows /mode, /yolo and Shift+Tab, with a short toast."""
+        self._main.status_bar.set_permission_mode(event.mode, event.label)
+        self._app.notify(f"Permission mode: {event.label or event.mode}", timeout=2)
+
     @handles(ev.ProviderSwitched)
     async def _show_provider_switched(self, event: ev.ProviderSwitched) -> None:
         self._main.status_bar.set_provider(event.provider, event.model)
@@ -338,3 +349,11 @@ class EventPresenter:
             f"Files restored to checkpoint {event.number}: {event.changed} set back, {event.removed} removed,"
             f" {event.recreated} back — /rollback {event.undo_number} undoes it",
         )
+
+    @handles(ev.TurnFilesChanged)
+    async def _show_turn_files_changed(self, event: ev.TurnFilesChanged) -> None:
+        """One Review-log line per turn that changed files ("✎ N files"); its detail is the turn's diff."""
+        from hermes_tui.widgets.diff_rows import limited_diff_text, turn_files_line
+
+        detail = limited_diff_text(event.changes, TURN_DIFF_ROWS)
+        self._main.review_log.add_entry("files", turn_files_line(event.files), detail=detail)

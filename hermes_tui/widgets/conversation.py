@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
@@ -46,6 +46,9 @@ from hermes_tui.widgets.transcript import (
 )
 from hermes_tui.widgets.transcript_rows import AssistantMessage, WindowBoundary, build_row
 from hermes_tui.widgets.transcript_window import TranscriptWindow
+
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.file_diff import FileChange
 
 DEFAULT_WINDOW_SIZE = 100
 DEFAULT_HISTORY_WINDOW = 12
@@ -291,8 +294,11 @@ class ConversationView(ConversationKeys, VerticalScroll):
         """Show a tool call as a running card."""
         self._append(TranscriptItem(kind=KIND_TOOL, call_id=call_id, name=visible(name), arguments=visible(arguments)))
 
-    def finish_tool_call(self, call_id: str, result: str, is_error: bool, duration_s: float) -> None:
-        """Show the result of a tool call on its card (a card is created if the call was never seen)."""
+    def finish_tool_call(
+        self, call_id: str, result: str, is_error: bool, duration_s: float, changes: Sequence[FileChange] = ()
+    ) -> None:
+        """Show the result of a tool call, and the files it changed, on its card (a card is created if
+        the call was never seen)."""
         result = visible(result)
         item = self._window.tool(call_id)
         if item is None:
@@ -301,10 +307,11 @@ class ConversationView(ConversationKeys, VerticalScroll):
             assert item is not None
         row = self._rows.get(item.key)
         if isinstance(row, ToolCard):
-            row.finish(result, is_error, duration_s)
+            row.finish(result, is_error, duration_s, changes)
         else:
             item.result = result
             item.duration_s = duration_s
+            item.changes = tuple(changes)
             item.tool_status = TOOL_ERROR if is_error else TOOL_OK
 
     def add_notice(self, kind: str, text: str) -> None:

@@ -6,6 +6,8 @@ text (e.g. after /undo); `submit_text()` sends text as if typed (the command pal
 typing "/" suggests a slash command from the core's registry (→ accepts). Pasted or restored text
 loses its control and escape characters (what the line shows is what is sent). Ctrl-C with a selection
 copies it, with text clears the line, and on an empty line passes on to the app (interrupt/quit).
+Shift+Tab here switches the agent to the next permission mode (the app's `cycle_permission_mode`);
+everywhere else Shift+Tab keeps moving the focus back, as Tab moves it forward.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from hermes_tui.slash_commands import completion_candidates
 from hermes_tui.text_safety import without_controls
 
 PLACEHOLDER = "Ask anything — /help for commands"
+MODE_CYCLE_NOTE = (
+    "Shift+Tab in the prompt: the next permission mode, ask → accept edits → read-only → yolo "
+    "(the status bar shows it); elsewhere Shift+Tab moves the focus back."
+)
 MAX_HISTORY = 500
 
 
@@ -52,6 +58,14 @@ class PromptInput(Input):
         Binding("up", "history_previous", "Previous prompt", show=False),
         Binding("down", "history_next", "Next prompt", show=False),
         Binding("ctrl+c", "copy_or_clear", "Clear the line (copies a selection)", show=False),
+        Binding(
+            "shift+tab",
+            "app.cycle_permission_mode",
+            "Next permission mode",
+            show=False,
+            id="permission-mode",
+            tooltip=MODE_CYCLE_NOTE,
+        ),
     ]
 
     class Submitted(Message):

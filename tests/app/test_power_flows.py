@@ -261,28 +261,28 @@ async def test_slash_search_opens_the_screen_with_the_query_and_searches_once(tm
 
 
 async def test_keymap_from_config_and_the_theme_is_remembered(tmp_path: Path) -> None:
-    settings = dataclasses.replace(Settings(), keymap={"search": "f6"})
+    settings = dataclasses.replace(Settings(), keymap={"search": "f8"})
     app = await power_app(tmp_path, settings)
     async with app.run_test(size=SIZE) as pilot:
         await asyncio.wait_for(app.ready.wait(), 10)
         await pilot.press("ctrl+f")
         await pilot.pause(0.1)
         assert not isinstance(app.screen, SearchScreen)  # moved away
-        await pilot.press("f6")
-        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen), 5, "the search on f6")
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen), 5, "the search on f8")
         await pilot.press("escape")
         await pilot.press("f1")  # the help shows the key in use
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help")
 
-        def f6_listed() -> bool:
-            return re.search(r"\bF6\s+Search\b", screen_text(app)) is not None
+        def f8_listed() -> bool:
+            return re.search(r"\bF8\s+Search\b", screen_text(app)) is not None
 
         for _ in range(6):  # below the commands on this terminal: page down to the keys
-            if f6_listed():
+            if f8_listed():
                 break
             await pilot.press("pagedown")
             await pilot.pause()
-        assert f6_listed()
+        assert f8_listed()
         await pilot.press("escape")
         app.theme = "nord"
         await wait_until(pilot, lambda: saved_theme(app.home.root) == "nord", 5, "the theme to be saved")

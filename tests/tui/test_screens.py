@@ -137,7 +137,7 @@ async def test_on_a_narrow_terminal_the_help_scrolls_down_to_the_keys() -> None:
 
 async def test_help_lists_every_slash_command_and_the_ctrl_c_ladder() -> None:
     app = MainHost()
-    async with app.run_test(size=(110, 150)) as pilot:  # one above the other, tall enough for all
+    async with app.run_test(size=(110, 180)) as pilot:  # one above the other, tall enough for all
         await pilot.pause()
         app.push_screen(HelpScreen())
         await pilot.pause()

@@ -17,10 +17,12 @@ from typing import Any
 import pytest
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.tools.file_diff import FileChange
 from hermes_tui.ui.presenter import LONG_HISTORY, EventPresenter, handles
 from hermes_tui.ui.sessions_tree import SessionsTree
 
 Log = list[tuple[Any, ...]]
+CHANGE = FileChange("app.py", 1, 1, "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old\n+new\n")
 
 
 class Pane:
@@ -63,6 +65,12 @@ class FakeApp:
         asyncio.get_running_loop().call_soon(callback, *args)
         return True
 
+    def notify(self, message: str, **options: Any) -> None:
+        self.log.append(("notify", message))
+
+    def push_screen(self, screen: Any, callback: Any = None) -> None:
+        self.log.append(("push_screen", screen))
+
     async def settle(self) -> None:
         """Wait for every worker started so far (and those they start)."""
         while not all(task.done() for task in self.tasks):
@@ -92,7 +100,7 @@ async def test_a_streamed_answer_reaches_the_conversation_and_the_status_bar() -
         ev.TextDelta("Hel"),
         ev.TextDelta("lo"),
         ev.ToolCallStarted("call-1", "terminal", '{"command": "ls"}'),
-        ev.ToolCallFinished("call-1", "terminal", "README.md", False, 0.25),
+        ev.ToolCallFinished("call-1", "terminal", "README.md", False, 0.25, changes=(CHANGE,)),
         ev.AssistantFinished("Hello", 1, "tool_calls", interrupted=True),
     ):
         await presenter.receive(event)
@@ -103,7 +111,7 @@ async def test_a_streamed_answer_reaches_the_conversation_and_the_status_bar() -
         ("conversation.append_text", "lo"),
         ("conversation.add_tool_call", "call-1", "terminal", '{"command": "ls"}'),
         ("status_bar.state", "running terminal"),
-        ("conversation.finish_tool_call", "call-1", "README.md", False, 0.25),
+        ("conversation.finish_tool_call", "call-1", "README.md", False, 0.25, (CHANGE,)),
         ("conversation.end_assistant", ("interrupted", True)),
     ]
 
@@ -202,3 +210,18 @@ async def test_an_event_class_gets_one_handler_only() -> None:
         @handles(ev.Warning)
         async def again(presenter: EventPresenter, event: ev.Warning) -> None:  # pragma: no cover
             pass
+
+
+async def test_the_permission_mode_badge_and_a_turns_files_line_follow_their_events() -> None:
+    app = FakeApp()
+    presenter = presenter_over(app)
+    await presenter.receive(ev.PermissionModeChanged("read_only", "ask", "read-only (plan)"))
+    other = FileChange("notes.md", 3, 0, "--- a/notes.md\n+++ b/notes.md\n@@ -0,0 +1,3 @@\n+a\n+b\n+c\n")
+    await presenter.receive(ev.TurnFilesChanged("s1", (CHANGE, other, CHANGE)))
+    assert app.shown("status_bar.set_permission_mode") == [
+        ("status_bar.set_permission_mode", "read_only", "read-only (plan)")
+    ]
+    assert ("notify", "Permission mode: read-only (plan)") in app.log
+    [(_, kind, line, detail)] = app.shown("review_log.add_entry")
+    assert (kind, line) == ("files", "2 files: app.py +2 −2, notes.md +3 −0")
+    assert "+new" in detail[1] and "+c" in detail[1]

@@ -34,6 +34,7 @@ from textual.app import App
 from textual.binding import BindingType
 from textual.driver import Driver
 from textual.message import Message
+from textual.notifications import Notify
 from textual.widgets import Input
 
 from hermes_tui import stop_signals, terminal_watch
@@ -55,6 +56,7 @@ from hermes_tui.ui_state import save_theme, saved_theme
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.message_cursor import MessageActionRequested
 from hermes_tui.widgets.prompt_input import PromptInput
+from hermes_tui.widgets.queue_line import QueueLine
 from hermes_tui.widgets.review_log import ReviewLog
 from hermes_tui.widgets.textual_workarounds import quicker_frames, release_removed_widget_lines
 
@@ -130,7 +132,11 @@ class HermesApp(App[int]):
         # opens its screen through the navigation part, which itself starts work through TurnControl.
         tree = self.sessions_tree = SessionsTree(self)
         turns = self.turns = TurnControl(
-            self, tree, open_intent=lambda i: self.navigation.open_intent(i), quit=self.action_quit
+            self,
+            tree,
+            open_intent=lambda i: self.navigation.open_intent(i),
+            quit=self.action_quit,
+            busy_input_mode=settings.display.busy_input_mode,
         )
         self.navigation = Navigation(self, turns, tree)
         self.presenter = EventPresenter(
@@ -238,7 +244,13 @@ class HermesApp(App[int]):
     # ------------------------------------------------------------------ what the panes ask for
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        await self.turns.submit(message.text)
+        await self.turns.submit(message.text, other_mode=message.other_mode)
+
+    def on_queue_line_edit_requested(self, message: QueueLine.EditRequested) -> None:
+        self.turns.take_queued(message.position, edit=True)
+
+    def on_queue_line_drop_requested(self, message: QueueLine.DropRequested) -> None:
+        self.turns.take_queued(message.position, edit=False)
 
     async def on_lineage_tree_session_chosen(self, message: LineageTree.SessionChosen) -> None:
         await self.navigation.session_chosen(message.session_id)
@@ -275,8 +287,17 @@ class HermesApp(App[int]):
         self.permissions.cycle()
 
     def on_main_screen_rewind_requested(self, message: MainScreen.RewindRequested) -> None:
-        """F6 / Esc Esc: the rewind picker."""
+        """F6 / Esc Esc: the rewind picker — but Esc Esc while a turn runs interrupts it, as Ctrl-C does."""
+        if message.by_escape and self.turns.interrupt():
+            return
         self.rewind_flow.open(by_escape=message.by_escape)
+
+    # ------------------------------------------------------------------ notices
+
+    def on_notify(self, message: Notify) -> None:
+        """One toast at a time: a new notice replaces the one on show (Textual's own would stack).
+        Runs just before Textual's handler adds the new one, on the app's thread, in arrival order."""
+        self.clear_notifications()
 
     # ------------------------------------------------------------------ keys and looks
 

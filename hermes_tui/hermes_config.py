@@ -87,6 +87,7 @@ _SIMPLE: dict[str, tuple[str, str]] = {
     "sessions.min_interval_hours": ("sessions.min_interval_hours", "int"),
     "prompt_caching.cache_ttl": ("prompt_caching.cache_ttl", "str"),
     "security.redact_secrets": ("security.redact_secrets", "bool"),
+    "display.busy_input_mode": ("display.busy_input_mode", "str"),
 }
 
 # Hermes's provider aliases (hermes_cli/auth.py) for the providers we can serve.

@@ -29,6 +29,7 @@ from hermes_tui.slash_commands import SlashCommand, slash_commands
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
+from hermes_tui.widgets.queue_line import QueueLine
 from hermes_tui.widgets.tool_card import ToolCard
 
 SECTION_STYLE = "bold"
@@ -46,6 +47,7 @@ def _table(first_column_width: int = 0) -> Table:
 
 KEY_PLACES: tuple[tuple[str, type], ...] = (
     ("In the prompt", PromptInput),
+    ("On the queue line (Tab from the prompt while messages wait)", QueueLine),
     ("In the conversation", ConversationView),
     ("On a tool card", ToolCard),
     ("In Sessions", LineageTree),

@@ -11,9 +11,10 @@ start with a slimmer column). Ctrl+P's command palette lists the slash commands 
 own entries. Ctrl+F searches every session, F3 compares two sessions, F4 inspects a compression
 (the app's actions, `hermes_tui.ui.navigation`); F5 puts the message cursor in the conversation
 (branch here, edit and resend, copy: `hermes_tui.ui.message_actions`). F6, or Esc pressed twice within
-`DOUBLE_ESCAPE_S`, posts `RewindRequested` (the app opens the rewind picker when idle:
-`hermes_tui.ui.rewind_flow`). A "show all" bar or a long message posts `ShowFullText` and a tool card's
-`a` posts `ShowWholeDiff`: the whole text opens here in `FullTextScreen`, the whole diff in `DiffScreen`.
+`DOUBLE_ESCAPE_S`, posts `RewindRequested` (the app interrupts a running turn as Ctrl-C does, else
+opens the rewind picker: `hermes_tui.ui.rewind_flow`). A "show all" bar or a long message posts
+`ShowFullText` and a tool card's `a` posts `ShowWholeDiff`: the whole text opens here in
+`FullTextScreen`, the whole diff in `DiffScreen`.
 The app drives the widgets through the typed properties below; the widgets exist from construction, so
 they can be filled before the screen is first composed.
 """
@@ -84,7 +85,9 @@ class MainScreen(Screen[None]):
         Binding("f4", "app.inspect_compression", "Inspect compression", show=False, id="inspect-compression"),
         Binding("f5", "message_cursor", "Messages", id="message-cursor", tooltip=CURSOR_NOTE),
         Binding("f6", "rewind", "Rewind", show=False, id="rewind", tooltip=REWIND_NOTE),
-        Binding("escape", "focus_prompt", "Back to the prompt (twice: rewind)", show=False, id="focus-prompt"),
+        Binding(
+            "escape", "focus_prompt", "Back to the prompt (twice: interrupt, or rewind)", show=False, id="focus-prompt"
+        ),
         Binding("tab", "app.focus_next", "Next pane", show=False),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),
     ]

@@ -8,8 +8,13 @@ tree or from a message, an agreed /compress) — runs in the exclusive group "co
 from those groups' workers (`turn_running`, `command_running`), never kept by hand.
 
 The busy rule: while a turn or a command runs, the commands the registry flags `while_busy`
-(/steer, /queue, /stop, /status …) run at once in their own workers, beside it; anything else is
-refused with the one `BUSY` notice (and typed text goes back into the prompt). A command's result
+(/steer, /queue, /stop, /status …) run at once in their own workers, beside it; other commands are
+refused with the one `BUSY` notice (the command goes back into the prompt). Plain text typed while
+busy follows `busy_input_mode` (Hermes's display.busy_input_mode; Alt+Enter swaps queue and steer):
+queue — it joins the queue (shown, editable and removable in the queue line: `take_queued`) and
+goes out as its own turn when the running turn ends; steer — the model reads it after its next
+tool call; interrupt — the turn stops (its partial answer kept) and the text goes out next. The
+prompt is emptied either way, so the next text typed starts afresh. A command's result
 (`show_result`) opens its screen (through the navigation part's `open_intent`), asks before
 /compress rotates (`CompressPreviewScreen`), shows its text, fills the prompt or sends a message —
 which waits in the queue while something runs, and goes out once nothing does (`send_queued`).
@@ -41,6 +46,8 @@ TURN = "turn"
 COMMAND = "command"
 BESIDE = "busy-command"  # the while-busy commands, run beside a turn or a command
 _ACTIVE = (WorkerState.PENDING, WorkerState.RUNNING)
+BUSY_INPUT_MODES = ("queue", "steer", "interrupt")
+_OTHER_MODE = {"queue": "steer", "steer": "queue", "interrupt": "queue"}  # what Alt+Enter does instead
 
 
 class TurnControl:
@@ -53,12 +60,16 @@ class TurnControl:
         *,
         open_intent: Callable[[Intent], None],
         quit: Callable[[], Awaitable[None]],
+        busy_input_mode: str = "queue",
     ) -> None:
-        """`open_intent` opens the screen a command asked for; `quit` ends the app (/quit)."""
+        """`open_intent` opens the screen a command asked for; `quit` ends the app (/quit);
+        `busy_input_mode` (queue | steer | interrupt) is what Enter does with text while a turn runs."""
         self._app = app
         self._tree = tree
         self._open_intent = open_intent
         self._quit = quit
+        self.busy_input_mode = busy_input_mode if busy_input_mode in BUSY_INPUT_MODES else "queue"
+        self._send_after_interrupt = False  # an interrupt-mode message waits at the queue's front
         self.turn_runs = 0  # turn workers started so far (tests and benchmarks wait for the next one)
 
     @property
@@ -91,8 +102,9 @@ class TurnControl:
 
     # ------------------------------------------------------------------ starting work
 
-    async def submit(self, text: str) -> None:
-        """What the prompt sent: a turn, a command, a while-busy command beside what runs, or a refusal."""
+    async def submit(self, text: str, *, other_mode: bool = False) -> None:
+        """What the prompt sent: a turn, a command, a while-busy command beside what runs, text queued
+        (or steering, or an interrupt: `busy_input_mode`, swapped by `other_mode`) or a refusal."""
         text = text.strip()
         if not text:
             return
@@ -103,6 +115,10 @@ class TurnControl:
         if self.busy and runs_while_busy(text):  # /steer, /queue, /stop, /status …: at once, beside the turn
             self._app.run_worker(self._run_command(text, beside=True), group=BESIDE)
             return
+        if self.busy and not is_command(text):
+            mode = _OTHER_MODE[self.busy_input_mode] if other_mode else self.busy_input_mode
+            self._typed_while_busy(text, mode)
+            return
         if self.refuse_if_busy():
             self._main.prompt.set_text(text)  # the text waits in the prompt
             return
@@ -110,6 +126,39 @@ class TurnControl:
             self.run_command(text)
         else:
             self.start_turn(text)
+
+    def _typed_while_busy(self, text: str, mode: str) -> None:
+        """Text sent while something runs: queued, steering the turn, or interrupting it (the module's docstring)."""
+        agent = self._app.agent
+        assert agent is not None
+        if mode == "steer" and self.turn_running:
+            agent.steering.steer(text)
+            self._app.notify("⇢ Steering: the model reads it after its next tool call.")
+        elif mode == "interrupt" and self.turn_running:
+            agent.steering.enqueue(text, first=True)
+            self._send_after_interrupt = True
+            self.interrupt()
+            self._app.notify("Interrupted — your message goes out next.")
+        else:
+            position = agent.steering.enqueue(text)
+            self._app.notify(f"Queued #{position}: sent when the turn ends (Tab to the queue line to edit it).")
+
+    def take_queued(self, position: int, *, edit: bool) -> None:
+        """The queue line's Enter (`edit`: the message back into the prompt) or Delete (removed)."""
+        agent = self._app.agent
+        if agent is None:
+            return
+        try:
+            text = agent.steering.take(position)
+        except IndexError:  # it went out meanwhile
+            self._app.notify("That message is no longer in the queue.", severity="warning")
+            return
+        if edit:
+            self._main.prompt.set_text(text)
+            self._main.prompt.focus()
+            self._app.notify("Taken out of the queue: edit it and press Enter.")
+        else:
+            self._app.notify("Removed from the queue.")
 
     def run_as_command(self, work: Coroutine[Any, Any, Any]) -> Worker[Any]:
         """Run `work` as the command (the exclusive "command" group): the app is busy until it ends."""
@@ -134,6 +183,10 @@ class TurnControl:
         next_text: str | None = text
         while next_text is not None:
             result = await agent.run_conversation(next_text)
+            if result.interrupted and self._send_after_interrupt:  # interrupt mode: the text goes out next
+                self._send_after_interrupt = False
+                self._app.call_later(self.send_queued)  # once this worker has ended
+                return result
             next_text = await agent.next_turn(result)
             if next_text is not None:
                 self._main.conversation.add_user(next_text)
@@ -192,7 +245,7 @@ class TurnControl:
         return done
 
     def send_queued(self) -> None:
-        """Messages queued while a command ran go out once nothing runs."""
+        """Messages queued while a command ran (or before an interrupt) go out once nothing runs."""
         agent = self._app.agent
         if agent is None or self.busy:
             return

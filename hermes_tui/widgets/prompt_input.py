@@ -54,6 +54,9 @@ class PromptInput(Input):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Send the prompt", show=False),
+        Binding(
+            "alt+enter", "submit_other", "While a turn runs: steer instead of queueing (or the reverse)", show=False
+        ),
         Binding("right", "cursor_right", "Accept the suggested slash command (at the end of the line)", show=False),
         Binding("up", "history_previous", "Previous prompt", show=False),
         Binding("down", "history_next", "Next prompt", show=False),
@@ -69,12 +72,13 @@ class PromptInput(Input):
     ]
 
     class Submitted(Message):
-        """The user submitted a prompt (never empty)."""
+        """The user submitted a prompt (never empty); `other_mode`: by Alt+Enter (steer ⇄ queue while busy)."""
 
-        def __init__(self, prompt_input: PromptInput, text: str) -> None:
+        def __init__(self, prompt_input: PromptInput, text: str, *, other_mode: bool = False) -> None:
             super().__init__()
             self.prompt_input = prompt_input
             self.text = text
+            self.other_mode = other_mode
 
         @property
         def control(self) -> PromptInput:
@@ -135,16 +139,20 @@ class PromptInput(Input):
         assert isinstance(self.suggester, SlashCommandSuggester)
         return self.suggester
 
-    async def action_submit(self) -> None:
+    async def action_submit(self, other_mode: bool = False) -> None:
         text = self.value.strip()
         if not text:
             return
         self._history_index = None
         self._draft = ""
         self.value = ""
-        self.submit_text(text)
+        self.submit_text(text, other_mode=other_mode)
 
-    def submit_text(self, text: str) -> None:
+    async def action_submit_other(self) -> None:
+        """Alt+Enter: submit, asking for the other busy-input mode (steer instead of queue, or the reverse)."""
+        await self.action_submit(other_mode=True)
+
+    def submit_text(self, text: str, *, other_mode: bool = False) -> None:
         """Send `text` as if it had been typed and Enter pressed: it joins the history and
         `Submitted` is posted. What is on the line stays there."""
         text = text.strip()
@@ -153,7 +161,7 @@ class PromptInput(Input):
         if not self._history or self._history[-1] != text:
             self._history.append(text)
             del self._history[:-MAX_HISTORY]
-        self.post_message(self.Submitted(self, text))
+        self.post_message(self.Submitted(self, text, other_mode=other_mode))
 
     def action_history_previous(self) -> None:
         if not self._history:

@@ -17,11 +17,12 @@ from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
+from hermes_tui.widgets.queue_line import QueueLine
 from hermes_tui.widgets.tool_card import ToolCard
 
 from .helpers import fixed_epoch_clock, fixed_wall_clock, wait_until, widget_text
 
-WIDGETS = (MainScreen, PromptInput, ConversationView, ToolCard, LineageTree, ApprovalScreen)
+WIDGETS = (MainScreen, PromptInput, QueueLine, ConversationView, ToolCard, LineageTree, ApprovalScreen)
 
 
 class HelpHost(App[Any]):

@@ -10,6 +10,8 @@ from typing import Any
 
 from textual.worker import WorkerState
 
+from hermes_tui.core.emitter import Emitter
+from hermes_tui.core.turn.steering import SteeringInbox
 from hermes_tui.ui.sessions_tree import SessionsTree
 from hermes_tui.ui.turn_control import BUSY, TurnControl
 
@@ -52,10 +54,11 @@ class FakeApp:
         return True
 
 
-def control(app: FakeApp) -> TurnControl:
-    async def quit() -> None: ...
+async def _quit() -> None: ...
 
-    return TurnControl(app, SessionsTree(app), open_intent=lambda intent: None, quit=quit)
+
+def control(app: FakeApp) -> TurnControl:
+    return TurnControl(app, SessionsTree(app), open_intent=lambda intent: None, quit=_quit)
 
 
 def test_a_turn_or_command_worker_that_runs_makes_the_app_busy() -> None:
@@ -68,16 +71,27 @@ def test_a_turn_or_command_worker_that_runs_makes_the_app_busy() -> None:
     assert not control(FakeApp(FakeWorker("busy-command"), FakeWorker("history"))).busy
 
 
-async def test_text_sent_while_busy_is_refused_with_the_one_notice_and_kept_in_the_prompt() -> None:
+async def test_a_command_sent_while_busy_is_refused_with_the_one_notice_and_kept_in_the_prompt() -> None:
     app = FakeApp(FakeWorker("command"))
     turns = control(app)
-    await turns.submit("  write the tests  ")
+    await turns.submit("  /compress  ")
     assert app.notices == [("warning", BUSY)]
-    assert app.prompt_text == ["write the tests"]
+    assert app.prompt_text == ["/compress"]
     assert app.started == []
     await turns.submit("/status")  # a while-busy command runs at once, beside the command
     assert app.started == ["busy-command"]
     assert turns.refuse_if_busy() and app.notices == [("warning", BUSY)] * 2
+
+
+async def test_text_sent_while_busy_follows_busy_input_mode() -> None:
+    app = FakeApp(FakeWorker("turn"))
+    app.agent = SimpleNamespace(session_id="s1", steering=SteeringInbox(Emitter(lambda event: None)))
+    turns = TurnControl(app, SessionsTree(app), open_intent=lambda i: None, quit=_quit, busy_input_mode="steer")
+    await turns.submit("mind the tests")
+    assert app.agent.steering.pending_steers == ("mind the tests",) and app.agent.steering.queued == ()
+    await turns.submit("then the docs", other_mode=True)  # Alt+Enter: the other of steer and queue
+    assert app.agent.steering.queued == ("then the docs",)
+    assert app.prompt_text == [] and app.started == []
 
 
 async def test_text_sent_while_idle_starts_a_turn() -> None:

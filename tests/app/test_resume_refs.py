@@ -11,6 +11,8 @@ from hermes_tui.app import HermesApp
 from hermes_tui.config import Home, Settings
 from hermes_tui.store.db import SessionDB
 from hermes_tui.widgets.formatting import short_session_id
+from hermes_tui.widgets.transcript import KIND_NOTICE
+from tests.app.test_app import submit
 from tests.core.helpers import DEMO, background_work
 from tests.tui.helpers import wait_until
 
@@ -67,3 +69,49 @@ async def test_an_unknown_reference_is_an_error_on_screen_and_no_session_is_made
         assert app.agent.session_id != STORED and not app.agent.session.row_created
         await pilot.press("ctrl+q")
     assert _ids(home) == [STORED]
+
+
+async def _home_with_sessions(tmp_path: Path, sessions: list[tuple[str, str]]) -> Home:
+    home = Home(tmp_path / "home").ensure()
+    db = await SessionDB.open(home.state_db)
+    try:
+        for session_id, title in sessions:
+            await db.create_session(session_id, "tui", model="demo", title=title)
+            await db.append_message(session_id, "user", f"hello from {title}")
+    finally:
+        await db.close()
+    return home
+
+
+def _notices(app: HermesApp) -> list[str]:
+    return [item.text for item in app.main.conversation.items if item.kind == KIND_NOTICE]
+
+
+async def test_resume_takes_every_id_form_and_says_what_it_cannot_resolve(tmp_path: Path) -> None:
+    other = "20261202_090000_a1b2c3"
+    third = "20261202_091500_a1f00d"
+    sessions = [(STORED, "Read README.md"), (other, "Fix the gadget"), (third, "Notes")]
+    home = await _home_with_sessions(tmp_path, sessions)
+    app = _app(tmp_path, home, "")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        fresh = app.agent.session_id
+        for reference, expected in (
+            ("e87044", STORED),  # the tail the status bar shows
+            ("20261202_0900", other),  # a prefix
+            ("Notes", third),  # a title
+            (STORED, STORED),  # the full id
+        ):
+            await submit(pilot, app, f"/resume {reference}")
+            await wait_until(pilot, lambda e=expected: app.agent.session_id == e, 10, f"/resume {reference}")
+            await wait_until(pilot, lambda: not app.turns.busy, 10, "the command to end")
+        shown = len(_notices(app))
+        await submit(pilot, app, "/resume zzzz99")
+        await wait_until(pilot, lambda: len(_notices(app)) > shown, 10, "the unknown reference's notice")
+        assert "no session matches 'zzzz99'" in _notices(app)[-1] and app.agent.session_id == STORED
+        await wait_until(pilot, lambda: not app.turns.busy, 10, "the command to end")
+        await submit(pilot, app, "/resume 20261202")  # the prefix of two ids: ambiguous, both named
+        await wait_until(pilot, lambda: len(_notices(app)) > shown + 1, 10, "the ambiguous reference's notice")
+        assert other in _notices(app)[-1] and third in _notices(app)[-1] and app.agent.session_id == STORED
+        await pilot.press("ctrl+q")
+    assert sorted(_ids(home)) == sorted([STORED, other, third]) and fresh not in _ids(home)

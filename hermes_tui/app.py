@@ -275,6 +275,10 @@ class HermesApp(App[int]):
     async def action_inspect_compression(self) -> None:
         await self.navigation.inspect_compression()
 
+    def action_open_context(self) -> None:
+        """F7, Enter or a click on the gauge: what fills the context."""
+        self.navigation.open_context()
+
     def action_open_learning(self) -> None:
         self.navigation.open_learning()
 

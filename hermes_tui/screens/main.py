@@ -54,6 +54,10 @@ REWIND_NOTE = (
     "The rewind picker (F6, or Esc twice within a second when idle): back to before one of your turns —"
     " its files, the conversation (a branch from just before it), or both."
 )
+CONTEXT_NOTE = (
+    "What fills the context window, by category and by message (also /context, or Enter / a click on the gauge):"
+    " Enter shows a message in the conversation, p pins it so the next compression keeps it verbatim."
+)
 DOUBLE_ESCAPE_S = 1.0
 STYLES_PATH = Path(__file__).resolve().parent.parent / "styles.tcss"
 """The stylesheet every screen and widget here is styled by (the App sets it as its CSS_PATH)."""
@@ -85,6 +89,7 @@ class MainScreen(Screen[None]):
         Binding("f4", "app.inspect_compression", "Inspect compression", show=False, id="inspect-compression"),
         Binding("f5", "message_cursor", "Messages", id="message-cursor", tooltip=CURSOR_NOTE),
         Binding("f6", "rewind", "Rewind", show=False, id="rewind", tooltip=REWIND_NOTE),
+        Binding("f7", "app.open_context", "Context", show=False, id="context", tooltip=CONTEXT_NOTE),
         Binding(
             "escape", "focus_prompt", "Back to the prompt (twice: interrupt, or rewind)", show=False, id="focus-prompt"
         ),

@@ -5,8 +5,10 @@ Owns the flows behind the search screen (Ctrl+F, /search, the palette), comparin
 whose first choice is the parent), the compression inspector (F4, /inspect: the compression the
 highlighted or current session's summary comes from) and its re-injection (a quoted user note,
 sent as a normal turn), resuming a session chosen in the tree or the palette, a self-review run's
-diff or a turn's files diff (the Review log, the tree's review leaves), Memory & Skills (F2) and help (/help).
-`open_intent` opens whatever screen a command's result asks for.
+diff or a turn's files diff (the Review log, the tree's review leaves), Memory & Skills (F2), help (/help)
+and what fills the context (/context, F7, the gauge: `ContextScreen`, whose Enter scrolls the
+conversation to the chosen message and whose p pins it through the agent). `open_intent` opens
+whatever screen a command's result asks for.
 
 Opening a search hit: the hit's session is resumed (`agent.resume`); when its history arrives
 (`HistoryReplaced`, through the presenter's `reveal_pending`) the hit is found by row id — or,
@@ -59,7 +61,15 @@ class Navigation:
 
     def open_intent(self, intent: Intent) -> None:
         """A slash command asked for a screen (/help, /memory, /search, /compare, /inspect)."""
-        from hermes_tui.core.commands import OpenCompare, OpenInspector, OpenLearning, OpenSearch, ShowHelp
+        from hermes_tui.core.commands import (
+            CopyText,
+            OpenCompare,
+            OpenContext,
+            OpenInspector,
+            OpenLearning,
+            OpenSearch,
+            ShowHelp,
+        )
 
         match intent:
             case ShowHelp():
@@ -76,6 +86,11 @@ class Navigation:
                 self._app.run_worker(self.compare_sessions(), group="navigation")
             case OpenInspector(child_id=child_id):
                 self.open_inspector(child_id)
+            case OpenContext(top=top):
+                self.open_context(top)
+            case CopyText(text=text):
+                self._app.copy_to_clipboard(text)
+                self._app.notify(f"Copied {len(text):,} characters to the clipboard.")
 
     def open_learning(self) -> None:
         """F2, /memory, /skills: the Memory & Skills screen."""
@@ -200,6 +215,47 @@ class Navigation:
             self.open_inspector(child, highlight_message_id=choice.message_id)
         else:
             self._app.notify("That message is no longer in this session's history.", severity="warning")
+
+    # ------------------------------------------------------------------ context
+
+    def open_context(self, top: int = 10) -> None:
+        """/context, F7, the gauge: what fills the window, by category and by message."""
+        from hermes_tui.core.context_report import context_report
+        from hermes_tui.screens.context import ContextScreen
+
+        agent = self._app.agent
+        if agent is None:
+            return
+
+        async def load() -> Any:
+            return await context_report(agent, top)
+
+        async def toggle_pin(weight: Any) -> str:
+            from hermes_tui.core.session.live import SessionError
+
+            try:
+                if weight.pinned:
+                    return await agent.unpin_message(weight.index, weight.ref)
+                return await agent.pin_message(weight.index, weight.ref)
+            except SessionError as exc:
+                return str(exc)
+
+        self._app.push_screen(ContextScreen(load, toggle_pin), callback=self._context_chosen)
+
+    def _context_chosen(self, index: int | None) -> None:
+        if index is not None and self._app.agent is not None:
+            self._app.run_worker(self.show_message(index), group="navigation")
+
+    async def show_message(self, index: int) -> None:
+        """Scroll the conversation to `Agent.messages[index]`, marked (the stored history is shown afresh,
+        so positions in the transcript match the messages)."""
+        agent = self._app.agent
+        assert agent is not None
+        messages = list(agent.messages)
+        await self._main.conversation.load_history(messages)
+        item = await asyncio.to_thread(item_index_for_message, messages, index)
+        if item is not None:
+            await self._main.conversation.reveal_item(item)
 
     # ------------------------------------------------------------------ compare
 

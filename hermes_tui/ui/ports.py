@@ -125,8 +125,8 @@ class TurnHost(Session, Screens, Workers, Shown, Protocol):
     ready: asyncio.Event
 
 
-class NavigationHost(Session, Screens, Workers, Shown, Protocol):
-    """What `Navigation` sees."""
+class NavigationHost(Session, Screens, Workers, Clipboard, Shown, Protocol):
+    """What `Navigation` sees (the clipboard for /copy)."""
 
 
 class ActionHost(Session, Screens, Workers, Clipboard, Shown, Protocol):

@@ -304,6 +304,26 @@ class EventPresenter:
     async def _show_queue(self, event: ev.QueueChanged) -> None:
         self._main.queue_line.show(event.queued, event.steers, event.stop_requested)
 
+    @handles(ev.PinsChanged)
+    async def _show_pins(self, event: ev.PinsChanged) -> None:
+        """📌 on the pinned messages in the conversation; an open context screen reads its report again."""
+        from hermes_tui.screens.context import ContextScreen
+
+        agent = self._app.agent
+        if agent is None or event.session_id != agent.session_id:
+            return
+        messages = agent.messages
+        rows = [messages[i].get("_db_id") for i in event.indices if 0 <= i < len(messages)]
+        self._main.conversation.show_pinned(row for row in rows if isinstance(row, int))
+        for screen in self._app.screen_stack:
+            if isinstance(screen, ContextScreen):
+                screen.reload()
+
+    @handles(ev.DisplayChanged)
+    async def _show_display(self, event: ev.DisplayChanged) -> None:
+        """/reasoning show|hide and /verbose: the conversation shows reasoning and tool cards accordingly."""
+        self._main.conversation.set_display(show_reasoning=event.show_reasoning, tool_progress=event.tool_progress)
+
     @handles(ev.GoalChanged)
     async def _show_goal(self, event: ev.GoalChanged) -> None:
         agent = self._app.agent

@@ -13,7 +13,9 @@ post `ShowFullText`, which goes up to the screen (the main screen opens the full
 The view follows the bottom with `anchor()` only while the user is at the bottom. The message
 cursor (`MessageCursor`, keys in `ConversationKeys`) selects a message to branch from, edit and
 resend, or copy; every item carries its message's place in the session's history for that
-(`TranscriptItem.message_index`).
+(`TranscriptItem.message_index`). The rows of pinned messages (`show_pinned`: their state.db rows)
+carry a "📌 pinned" line above them, rows mounted later included. `set_display` applies
+/reasoning show|hide and the /verbose tool-progress mode to every row, present and future.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ if TYPE_CHECKING:
 DEFAULT_WINDOW_SIZE = 100
 DEFAULT_HISTORY_WINDOW = 12
 DEFAULT_PAGE_SIZE = 30
+PINNED_TITLE = "📌 pinned"  # above a pinned message's row
 FIRST_ROWS = 4  # rows of a rebuilt window mounted in its first frame (the newest: the bottom of the view)
 ROWS_PER_FRAME = 2  # then the earlier rows, this many per frame
 DEFAULT_FLUSH_INTERVAL = 1 / 30  # the fastest flush rate: ~30 per second
@@ -115,6 +118,8 @@ class ConversationView(ConversationKeys, VerticalScroll):
         self.cursor = MessageCursor(self)
         self._history_load: AwaitComplete | None = None
         self._keypress_seen = False  # a key came since the last flush or row batch (see note_keypress)
+        self._pinned_ids: frozenset[int] = frozenset()  # state.db rows of the pinned messages
+        self._tool_progress = "all"  # off | new | all | verbose (`set_display`)
 
     # ------------------------------------------------------------------ introspection
 
@@ -216,7 +221,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
             return
         row = build_row(item)
         self._rows[item.key] = row
-        self.cursor.decorate(item, row)
+        self._dress(item, row)
         if self.is_attached:
             self.mount(row, before=self._later)
             if following:
@@ -565,8 +570,61 @@ class ConversationView(ConversationKeys, VerticalScroll):
         rows = [build_row(item) for item in items]
         for item, row in zip(items, rows, strict=True):
             self._rows[item.key] = row
-            self.cursor.decorate(item, row)
+            self._dress(item, row)
         return rows
+
+    def _dress(self, item: TranscriptItem, row: Widget) -> None:
+        """What a new row shows beyond its item: the cursor's marks, 📌, the tool-progress mode."""
+        self.cursor.decorate(item, row)
+        self._mark_pinned(item, row)
+        if isinstance(row, ToolCard):
+            if self._tool_progress == "verbose":
+                row.expanded = True
+            row.set_class(self._tool_progress == "new" and self._repeats_previous_tool(item), "-repeat")
+
+    def _repeats_previous_tool(self, item: TranscriptItem) -> bool:
+        """The tool call before `item` in the transcript called the same tool (hidden in "new" mode)."""
+        items = self._window.items
+        try:
+            at = items.index(item)
+        except ValueError:
+            return False
+        previous = next((other for other in reversed(items[:at]) if other.kind == KIND_TOOL), None)
+        return previous is not None and previous.name == item.name
+
+    # ------------------------------------------------------------------ what is shown (/reasoning, /verbose)
+
+    def set_display(self, *, show_reasoning: bool, tool_progress: str) -> None:
+        """Show or hide reasoning blocks; tool cards as Hermes's /verbose mode says: off (none), new
+        (repeats of the previous tool hidden), all, verbose (every card expanded)."""
+        self._tool_progress = tool_progress
+        self.set_class(not show_reasoning, "-hide-reasoning")
+        self.set_class(tool_progress == "off", "-tools-off")
+        for item, row in self.shown_rows():
+            if isinstance(row, ToolCard):
+                if tool_progress == "verbose":
+                    row.expanded = True
+                row.set_class(tool_progress == "new" and self._repeats_previous_tool(item), "-repeat")
+
+    # ------------------------------------------------------------------ pinned messages
+
+    def show_pinned(self, message_ids: Iterable[int]) -> None:
+        """Mark the rows of the messages stored as `message_ids` pinned (and no others)."""
+        self._pinned_ids = frozenset(message_ids)
+        for item, row in self.shown_rows():
+            self._mark_pinned(item, row)
+
+    def is_marked_pinned(self, item: TranscriptItem) -> bool:
+        row = self.row_for(item)
+        return row is not None and row.has_class("-pinned")
+
+    def _mark_pinned(self, item: TranscriptItem, row: Widget) -> None:
+        pinned = item.message_id is not None and item.message_id in self._pinned_ids
+        if pinned:
+            row.border_title = PINNED_TITLE
+        elif row.has_class("-pinned"):
+            row.border_title = None
+        row.set_class(pinned, "-pinned")
 
     def _keep_in_view(self, row: Widget, top: bool) -> None:
         if row.is_attached:

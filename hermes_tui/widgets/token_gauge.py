@@ -20,6 +20,7 @@ from typing import ClassVar
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -131,8 +132,13 @@ def spark_cells(outlook: ContextOutlook, top: int, width: int) -> list[tuple[str
     ]
 
 
-class TokenGauge(Widget):
-    """The context budget as a bar with the compression threshold marked on it."""
+class TokenGauge(Widget, can_focus=True):
+    """The context budget as a bar with the compression threshold marked on it; Enter or a click opens
+    the context breakdown (the app's `open_context` action)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "app.open_context", "What fills the context", id="gauge-context"),
+    ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "token-gauge--ok",
@@ -147,6 +153,9 @@ class TokenGauge(Widget):
     }
 
     budget: reactive[ContextBudget | None] = reactive(None, layout=True)
+
+    async def on_click(self) -> None:
+        await self.run_action("app.open_context")
 
     def watch_budget(self, budget: ContextBudget | None) -> None:
         self.set_class(budget is not None and budget.is_estimate, "-estimate")

@@ -12,17 +12,29 @@ from textual.binding import Binding
 from hermes_tui.app import HermesApp
 from hermes_tui.keymap import CTRL_C_LADDER, declared_bindings, key_label
 from hermes_tui.screens.approval import ApprovalScreen
+from hermes_tui.screens.context import ContextScreen
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 from hermes_tui.widgets.queue_line import QueueLine
+from hermes_tui.widgets.token_gauge import TokenGauge
 from hermes_tui.widgets.tool_card import ToolCard
 
 from .helpers import fixed_epoch_clock, fixed_wall_clock, wait_until, widget_text
 
-WIDGETS = (MainScreen, PromptInput, QueueLine, ConversationView, ToolCard, LineageTree, ApprovalScreen)
+WIDGETS = (
+    MainScreen,
+    PromptInput,
+    QueueLine,
+    ConversationView,
+    ToolCard,
+    LineageTree,
+    TokenGauge,
+    ContextScreen,
+    ApprovalScreen,
+)
 
 
 class HelpHost(App[Any]):

@@ -2,8 +2,10 @@
 
 A dispatch table keyed by event class (`EVENT_HANDLERS`, filled by `@handles`) hands each event to
 the one method that shows it in the conversation (a tool card's changed files too), the Sessions
-tree, the token gauge, the Review log (a turn's "✎ N files" line), the queue line or the status bar
-(the permission-mode badge too); events nobody shows (e.g. TurnStarted) are ignored. Showing
+tree, the token gauge, the Review log (a turn's "✎ N files" line, a /background report), the queue
+line or the status bar (the permission-mode badge too); pinned messages get their 📌 in the
+conversation (and an open context screen reads its report again), and /reasoning and /verbose
+change what the conversation shows. Events nobody shows (e.g. TurnStarted) are ignored. Showing
 a new kind of event is one decorated method here.
 
 Nothing here waits on the app's queue, which keystrokes go through too: a long history

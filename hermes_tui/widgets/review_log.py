@@ -36,6 +36,7 @@ KIND_ICONS = {
     "info": "ℹ",
     "files": "✎",  # the files a turn changed
     "rewind": "⏪",  # a rewind to an earlier turn (files, conversation or both)
+    "background": "⇄",  # a /background turn reported back
 }
 KNOWN_KINDS = tuple(KIND_ICONS)
 DETAIL_MARK = "  ⧉ changes"

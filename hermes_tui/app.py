@@ -207,8 +207,10 @@ class HermesApp(App[int]):
                 await agent.resume(self.resume_ref)
             elif self.continue_title is not None:
                 await agent.continue_session(self.continue_title or None)
-        except SessionError as exc:
-            self.notify(str(exc), severity="error")
+        except SessionError as exc:  # --resume / -c naming no session (or several): one line on stderr, exit 2
+            self.startup_error = str(exc)
+            self.exit(2)
+            return
         self.presenter.show_session(agent.session_id)
         await self.presenter.show_goal_of_session()
         self.main.gauge.budget = agent.budget()

@@ -1,5 +1,6 @@
 """`hermes-tui --resume REF` in the TUI: the tail the status bar shows opens that session; an unknown
-reference is an error on screen and no session is made (checked in state.db with sqlite3)."""
+reference ends the app with one line (exit 2) and no session is made (checked in state.db with sqlite3);
+/resume inside the TUI takes every id form, and says what it cannot resolve."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hermes_tui.config import Home, Settings
 from hermes_tui.store.db import SessionDB
 from hermes_tui.widgets.formatting import short_session_id
 from hermes_tui.widgets.transcript import KIND_NOTICE
-from tests.app.test_app import submit
+from tests.app.test_app import submit, wait_exit
 from tests.core.helpers import DEMO, background_work
 from tests.tui.helpers import wait_until
 
@@ -55,19 +56,16 @@ async def test_the_shown_tail_resumes_that_session(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: len(app.agent.messages) == 2, 5, "the stored history")
 
 
-async def test_an_unknown_reference_is_an_error_on_screen_and_no_session_is_made(tmp_path: Path) -> None:
+async def test_an_unknown_reference_ends_the_app_with_one_line_and_exit_2_and_no_session_is_made(
+    tmp_path: Path,
+) -> None:
     home = await _home_with_one_session(tmp_path)
     app = _app(tmp_path, home, "e8704x")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
-        await wait_until(
-            pilot,
-            lambda: any("no session matches 'e8704x'" in n.message for n in app._notifications),
-            5,
-            "the error notification",
-        )
-        assert app.agent.session_id != STORED and not app.agent.session.row_created
-        await pilot.press("ctrl+q")
+    async with app.run_test(size=(120, 40)):
+        await wait_exit(app, timeout=10)
+    # the CLI prints `startup_error` as its one line on stderr and exits 2 (cli._launch_tui), as for a bad state.db
+    assert app.startup_error is not None and "no session matches 'e8704x'" in app.startup_error
+    assert "\n" not in app.startup_error
     assert _ids(home) == [STORED]
 
 

@@ -264,8 +264,6 @@ def test_every_core_event_the_ui_shows_has_exactly_one_handler() -> None:
         if isinstance(value, type) and issubclass(value, ev.Event) and value is not ev.Event
     }
     not_shown = {ev.TurnStarted}  # the user's own prompt is already on screen when the turn starts
-    # issue 21: pins and display flags (/pin, /reasoning show|hide, /verbose) — their UI comes with the screens
-    not_shown |= {ev.PinsChanged, ev.DisplayChanged}
     assert set(EVENT_HANDLERS) == event_types - not_shown
 
 

@@ -148,6 +148,9 @@ class TurnControl:
         agent = self._app.agent
         if agent is None:
             return
+        if edit and self._main.prompt.value.strip():  # never overwrite a draft
+            self._app.notify("The prompt has text: send or clear it first, then edit the queued message.")
+            return
         try:
             text = agent.steering.take(position)
         except IndexError:  # it went out meanwhile

@@ -75,6 +75,11 @@ async def test_the_queue_line_edits_and_removes_queued_messages(tmp_path: Path) 
             await pilot.press("down", "delete")  # beta goes
             await wait_until(pilot, lambda: app.agent.steering.queued == ("alpha", "gamma"), 5, "beta removed")
             assert "queued 2/2: gamma" in line.text
+            app.main.prompt.value = "a draft"
+            await pilot.press("enter")  # a draft in the prompt is never overwritten
+            await pilot.pause()
+            assert app.agent.steering.queued == ("alpha", "gamma") and app.main.prompt.value == "a draft"
+            app.main.prompt.value = ""
             await pilot.press("enter")  # gamma back into the prompt, to be edited
             await wait_until(pilot, lambda: app.agent.steering.queued == ("alpha",), 5, "gamma taken out")
             assert app.main.prompt.value == "gamma" and app.focused is app.main.prompt

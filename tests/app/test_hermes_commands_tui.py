@@ -53,8 +53,9 @@ async def test_each_command_shows_what_hermes_documents(tmp_path: Path) -> None:
             await submit(pilot, app, "look at the gadget")
             await wait_turn(pilot, app)
             convo = app.main.conversation
+            await wait_until(pilot, lambda: bool(convo.query(".reasoning")) and len(_cards(app)) == 2, 10, "the rows")
             reasoning = convo.query_one(".reasoning")
-            assert reasoning.display and len(_cards(app)) == 2
+            assert reasoning.display
 
             assert "hidden" in await _command(pilot, app, "/reasoning hide")
             await wait_until(pilot, lambda: not reasoning.display, 5, "the reasoning hidden")

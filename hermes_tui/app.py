@@ -767,6 +767,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             handled = self._inputs_handled
             self.call_after_refresh(self.call_after_refresh, self._collect_after_echo, handled)
 
+    on_text_area_changed = on_input_changed  # issue 21 editor: the prompt is a TextArea now
+
     def _collect_after_echo(self, handled: int) -> None:
         # A moment later: a key the driver's thread sent while the frame was drawn reaches
         # post_message through loop callbacks that are ready now, so it is counted before the pacer

@@ -1,7 +1,8 @@
 """`MainScreen`: the conversation, the prompt, and the side panel (sessions, context, review log).
 
-Layout: a status bar on top; "Conversation" (large, left) with the prompt under it (and, under the
-prompt, a line with what waits for the running agent: queued messages, /steer, /stop); a right column
+Layout: a status bar on top; "Conversation" (large, left) with the prompt under it (between them
+the prompt's completion list while it offers commands, files or sessions; under the prompt, a
+line with what waits for the running agent: queued messages, /steer, /stop); a right column
 with "Sessions" (lineage tree, its filter line and the preview of the highlighted session:
 `SessionsPane`), "Context" (token gauge) and "Review log"; a Footer with the keys.
 The prompt has focus when the screen opens, and again whenever a modal or another screen on top of
@@ -32,6 +33,7 @@ from textual.widgets import Footer
 
 from hermes_tui.screens.command_palette import SlashCommandProvider
 from hermes_tui.screens.session_palette import SessionJumpProvider
+from hermes_tui.widgets.completion_menu import CompletionMenu
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
@@ -91,6 +93,7 @@ class MainScreen(Screen[None]):
         self._conversation = ConversationView(id="conversation")
         self._conversation.border_title = "Conversation"
         self._prompt = PromptInput(id="prompt")
+        self._completions = CompletionMenu(self._prompt, id="completions")
         self._queue_line = QueueLine(id="queue-line")
         self._lineage = LineageTree(id="lineage", clock=epoch_clock or time.time)
         self._lineage.border_title = "Sessions"
@@ -107,6 +110,7 @@ class MainScreen(Screen[None]):
         with Horizontal(id="main-body"):
             with Vertical(id="conversation-column"):
                 yield self._conversation
+                yield self._completions
                 yield self._prompt
                 yield self._queue_line
             with Vertical(id="side-panel"):

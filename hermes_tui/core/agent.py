@@ -440,7 +440,11 @@ class Agent:
         route = self.chain.active
         vision = not route.choice.is_demo and "strip_images" not in route.quirks
         context = MentionContext(cwd=self.cwd, home=self.home.root, db=self.db, vision=vision)
-        expansion = await expand_mentions(text, context)
+        try:
+            expansion = await expand_mentions(text, context)
+        except Exception as exc:  # a bug here must not lose the turn: the prompt goes as typed
+            self.events.warn(f"@-mentions not attached ({type(exc).__name__}: {exc}); the prompt is sent as typed.")
+            return text
         if expansion.attached:
             self.events.review("info", "Attached " + ", ".join(expansion.attached))
         for note in expansion.notes:

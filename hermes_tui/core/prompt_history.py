@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from hermes_tui.core.context.redact import redact_sensitive_text
 from hermes_tui.store.file_modes import PRIVATE_FILE_MODE, looser_than
 from hermes_tui.store.regular_files import read_regular_bytes
 
@@ -99,6 +98,8 @@ def append_history(path: Path, text: str, when: datetime | None = None) -> str |
     """Add `text` (secrets masked) to the file at `path`; None when done, else one line saying why not."""
     if not text.strip() or len(text) > MAX_ENTRY_CHARS:
         return None
+    from hermes_tui.core.context.redact import redact_sensitive_text  # (the context package is heavy to import)
+
     payload = format_entry(redact_sensitive_text(text), when).encode("utf-8", "replace")
     try:
         fd = os.open(path, _APPEND_FLAGS, PRIVATE_FILE_MODE)  # O_NONBLOCK: a FIFO there fails, never waits

@@ -14,12 +14,14 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_tui.core.mentions.files import FileIndex
 from hermes_tui.core.mentions.tokens import SESSION_PREFIX, TypedMention, path_mention, session_mention
 from hermes_tui.slash_commands import completion_candidates, slash_commands
 from hermes_tui.text_safety import visible
+
+if TYPE_CHECKING:
+    from hermes_tui.core.mentions.files import FileIndex
 
 SESSION_HINT = "quote a session's last answer"
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, ClassVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 from textual import events
 from textual.actions import SkipAction
@@ -34,15 +34,16 @@ from textual.suggester import Suggester
 from textual.widgets import TextArea
 from textual.widgets.text_area import EditHistory
 
-from hermes_tui.core.mentions.files import FileIndex
-from hermes_tui.core.mentions.tokens import mention_at
-from hermes_tui.core.prompt_history import append_history, load_history
+from hermes_tui.core.mentions.tokens import TypedMention, mention_at
 from hermes_tui.external_editor import NO_EDITOR, edit_in_editor, editor_command
 from hermes_tui.slash_commands import completion_candidates
 from hermes_tui.text_safety import without_controls
 from hermes_tui.widgets.prompt_completion import Candidate, mention_candidates, slash_candidates
 from hermes_tui.widgets.prompt_paste import PastedBlocks, is_huge
 from hermes_tui.widgets.prompt_sources import PromptSources
+
+if TYPE_CHECKING:
+    from hermes_tui.core.mentions.files import FileIndex
 
 PLACEHOLDER = "Ask anything — /help for commands, @ for files, Ctrl+J for a new line"
 MAX_HISTORY = 500
@@ -129,7 +130,7 @@ class PromptInput(TextArea):
         Binding("tab", "complete", "Accept the highlighted completion", show=False),
         Binding("right", "cursor_right", "Accept the suggested completion", show=False),
         Binding("escape", "close_completions", "Close the completion list", show=False),
-        Binding("ctrl+e", "open_editor", "Edit the prompt in $EDITOR (also /edit)", show=False, id="editor"),
+        Binding("ctrl+e", "open_editor", "Edit the prompt in $EDITOR (also /edit)", show=False, id="prompt-editor"),
         Binding("ctrl+c", "copy_or_clear", "Clear the prompt (copies a selection)", show=False),
         Binding(",".join(sorted(PASSED_KEYS)), "pass_key", "", show=False),  # TextArea's select line / select all
     ]
@@ -162,7 +163,7 @@ class PromptInput(TextArea):
         self._draft = ""
         self._pastes = PastedBlocks()
         self._suggester = SlashCommandSuggester()
-        self._files = FileIndex()
+        self._files: FileIndex | None = None  # made on the first "@" (its import stays off the first frame)
         self._target: tuple[str, int, int, int, str] | None = None  # (kind, row, start, end, query) offered for
         self._loaded = ""  # the text last put here by the program: no completion is offered for it
         self._history_lock = asyncio.Lock()
@@ -247,6 +248,8 @@ class PromptInput(TextArea):
         path = self.sources.history_file
         if path is None:
             return
+        from hermes_tui.core.prompt_history import load_history
+
         loaded = await asyncio.to_thread(load_history, path, MAX_HISTORY)
         if loaded.problem:
             self.notify(loaded.problem, severity="warning")
@@ -261,6 +264,8 @@ class PromptInput(TextArea):
             self.run_worker(self._append_to_file(path, text), group="prompt-history")
 
     async def _append_to_file(self, path, text: str) -> None:  # type: ignore[no-untyped-def]
+        from hermes_tui.core.prompt_history import append_history
+
         async with self._history_lock:  # entries reach the file in the order they were sent
             problem = await asyncio.to_thread(append_history, path, text)
         if problem and not self._history_warned:
@@ -452,8 +457,10 @@ class PromptInput(TextArea):
             self.run_worker(self._find_mentions(target), group="prompt-completion", exclusive=True)
 
     async def _find_mentions(self, target: tuple[str, int, int, int, str]) -> None:
-        from hermes_tui.core.mentions.tokens import TypedMention
+        if self._files is None:
+            from hermes_tui.core.mentions.files import FileIndex
 
+            self._files = FileIndex()
         kind, _row, start, end, query = target
         sources = self.sources
         found = await mention_candidates(TypedMention(start, end, kind, query), sources.cwd, sources.db, self._files)

@@ -3,7 +3,7 @@
 Edges are typed and drawn differently: a compression continuation "⇣ #N" (N = its place in the
 compression chain, the root being #1), a branch "⑂", anything else (subagent, review fork) "↳".
 Each label shows the title (or a preview), the short id, the message count and the relative age;
-the current session is marked "●" and highlighted, its ancestors expanded; the newest session of a
+the current session is marked "●" and highlighted, its ancestors and itself expanded; the newest session of a
 compression chain is marked as the lineage tip. Self-review runs are leaves "💾" under their
 session (choosing one posts `SessionChosen` with the run's key; the app opens the run's diff).
 Built lazily: only roots (capped, with a "… N more" row) and the current path are created up
@@ -518,8 +518,15 @@ class LineageTree(LineageView):
                 self._add_session(tree_node, child)
 
     def _reveal_current(self) -> None:
-        if self.current_id is not None:
-            self.reveal(self.current_id)
+        """Open the current lineage: its ancestors and the current session itself (its branches and
+        compression children shown), the cursor on it; the rest of the tree stays lazy."""
+        if self.current_id is None:
+            return
+        self.reveal(self.current_id)
+        row = self._rows_by_session.get(self.current_id)
+        if row is not None and self._shown_children(self.current_id):
+            self._populate(row)
+            row.expand()
 
     def reveal(self, session_id: str, *, move_cursor: bool = True) -> None:
         """Build and expand the path down to a session (and put the cursor on it)."""

@@ -210,6 +210,7 @@ class HermesApp(App[int]):
         await self.presenter.load_review_history()
         await self.sessions_tree.reload()
         self.sessions_tree.wire_preview()
+        self.presenter.lineage_history.read(with_sizes=True)
         self.ready.set()
         # a resumed history is on screen first: the warm-up's imports would slow its frames down
         await self.main.conversation.history_loaded()

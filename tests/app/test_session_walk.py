@@ -9,12 +9,14 @@ from pathlib import Path
 
 from hermes_tui.app import HermesApp
 from hermes_tui.config import Settings
+from hermes_tui.screens.compress_preview import CompressPreviewScreen
 from hermes_tui.widgets.lineage_tree import LineageTree
+from hermes_tui.widgets.token_gauge import SPARK, spark_cells, with_history
 from tests.app.power_data import BRANCH, CHILD, OTHER, PARENT, ROOT, build_power_home
-from tests.app.test_app import DEMO, submit
+from tests.app.test_app import DEMO, submit, wait_turn
 from tests.app.test_tree_actions import shown_ids
 from tests.core.helpers import background_work
-from tests.tui.helpers import wait_until
+from tests.tui.helpers import wait_until, widget_text
 
 SIZE = (130, 44)
 
@@ -48,3 +50,41 @@ async def test_the_current_lineage_opens_expanded_with_the_cursor_on_it(tmp_path
         await wait_until(pilot, lambda: app.agent.session_id == CHILD, 10, "the resume")
         await wait_until(pilot, lambda: tree.cursor_node is tree.tree_node_for(CHILD), 5, "the cursor on CHILD")
         assert expanded(tree, PARENT) and CHILD in shown_ids(tree) and OTHER in shown_ids(tree)
+
+
+def gauge_text(app: HermesApp) -> str:
+    return widget_text(app, app.main.gauge)
+
+
+async def test_the_compression_count_covers_the_lineage_and_follows_each_compression(tmp_path: Path) -> None:
+    app = await power_app_resuming(tmp_path, PARENT)  # opens CHILD, the continuation of one compression
+    async with app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        assert app.agent.session_id == CHILD
+        await wait_until(pilot, lambda: "🗜 1 compression" in gauge_text(app), 10, "the lineage's compression")
+        assert app.main.gauge.budget.compression_count == 0  # this run compressed nothing yet
+        for expected in ("🗜 2 compressions", "🗜 3 compressions"):
+            for index in range(4):  # enough turns for /compress to have a middle to summarise
+                await submit(pilot, app, f"tell me about the animal number {index}")
+                await wait_turn(pilot, app)
+            await submit(pilot, app, "/compress")
+            await wait_until(pilot, lambda: isinstance(app.screen, CompressPreviewScreen), 10, "the preview")
+            await pilot.press("y")
+            await wait_until(pilot, lambda text=expected: text in gauge_text(app), 20, expected)
+
+
+async def test_the_sparkline_starts_from_the_lineage_history_and_continues_live(tmp_path: Path) -> None:
+    app = await power_app_resuming(tmp_path, PARENT)
+    async with app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        gauge = app.main.gauge
+        await wait_until(pilot, lambda: len(gauge.history) >= 4, 10, "the lineage's earlier turns")
+        earlier = len(gauge.history)
+        assert [compressed for _, compressed in gauge.history].count(True) == 1  # CHILD's first turn
+        assert not gauge.budget.outlook.sizes  # nothing measured live yet, yet the sparkline is drawn
+        assert any(block in gauge_text(app) for block in SPARK)
+        await submit(pilot, app, "one more question")
+        await wait_turn(pilot, app)
+        await wait_until(pilot, lambda: len(gauge.budget.outlook.sizes) == 1, 5, "the live turn")
+        cells = spark_cells(with_history(gauge.budget.outlook, gauge.history), gauge.budget.threshold_tokens, 200)
+        assert len(cells) == earlier + 1

@@ -8,7 +8,8 @@ compression chain is marked as the lineage tip. Self-review runs are leaves "�
 session (choosing one posts `SessionChosen` with the run's key; the app opens the run's diff).
 Built lazily: only roots (capped, with a "… N more" row) and the current path are created up
 front; other children are added when a node is expanded.
-Enter on a session posts `SessionChosen` (the app resumes it); Space expands or collapses a node;
+Enter or a double click on a session posts `SessionChosen` (the app resumes it); a single click
+only moves the cursor (the preview follows); Space expands or collapses a node;
 + / - expand / collapse every shown node. The keys of the actions on the highlighted session
 (rename, branch, export, copy id, archive, delete, filter) post `ActionRequested`: the app
 carries them out (`hermes_tui.ui.tree_actions`). Those keys work only once focus has moved to the
@@ -106,7 +107,7 @@ class LineageTree(LineageView):
     }
 
     class SessionChosen(Message):
-        """The user picked a session (Enter or click on its row)."""
+        """The user picked a session (Enter or a double click on its row)."""
 
         def __init__(self, session_id: str) -> None:
             super().__init__()
@@ -552,6 +553,17 @@ class LineageTree(LineageView):
         return self._rows_by_session.get(session_id)
 
     # ------------------------------------------------------------------ events
+
+    async def _on_click(self, event: events.Click) -> None:
+        """One click on a session's row only moves the cursor there (the preview follows); a double
+        click opens it, as Enter does. The arrow still toggles; the "… more" row still lists more."""
+        meta = event.style.meta
+        if "line" not in meta or meta.get("toggle", False) or event.chain >= 2:
+            return  # Tree's own handler runs: toggle, or select (a double click resumes)
+        row = self.get_node_at_line(meta["line"])
+        if row is not None and row.data is not None and row.data.session is not None:
+            event.prevent_default()  # not Tree's select-on-click
+            self.cursor_line = meta["line"]
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[LineageEntry]) -> None:
         self._populate(event.node)

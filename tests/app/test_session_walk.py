@@ -12,7 +12,7 @@ from hermes_tui.config import Settings
 from hermes_tui.screens.compress_preview import CompressPreviewScreen
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.token_gauge import SPARK, spark_cells, with_history
-from tests.app.power_data import BRANCH, CHILD, OTHER, PARENT, ROOT, build_power_home
+from tests.app.power_data import BRANCH, CHILD, CJK, OTHER, PARENT, ROOT, build_power_home
 from tests.app.test_app import DEMO, submit, wait_turn
 from tests.app.test_tree_actions import shown_ids
 from tests.core.helpers import background_work
@@ -88,3 +88,33 @@ async def test_the_sparkline_starts_from_the_lineage_history_and_continues_live(
         await wait_until(pilot, lambda: len(gauge.budget.outlook.sizes) == 1, 5, "the live turn")
         cells = spark_cells(with_history(gauge.budget.outlook, gauge.history), gauge.budget.threshold_tokens, 200)
         assert len(cells) == earlier + 1
+
+
+async def test_a_click_in_the_sessions_tree_selects_and_previews_a_double_click_resumes(tmp_path: Path) -> None:
+    app = await power_app_resuming(tmp_path, None)
+    async with app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        tree = app.main.lineage
+        current = app.agent.session_id
+        await wait_until(pilot, lambda: tree.tree_node_for(OTHER) is not None, 5, "OTHER's row")
+
+        def offset(session_id: str) -> tuple[int, int]:
+            """Where the session's row is drawn, from the tree's top-left corner (its border included)."""
+            row = tree.tree_node_for(session_id)
+            assert row is not None
+            return (8, row.line - tree.scroll_offset.y + tree.content_region.y - tree.region.y)
+
+        await pilot.click(LineageTree, offset=offset(OTHER))
+        await wait_until(pilot, lambda: tree.highlighted_session().id == OTHER, 5, "the cursor on the clicked row")
+        preview = app.main.tree_preview
+        await wait_until(pilot, lambda: preview.shown_id == OTHER, 5, "the preview of the clicked session")
+        assert "animal facts" in widget_text(app, preview)
+        await pilot.pause()
+        assert app.agent.session_id == current  # not resumed by one click
+
+        await pilot.press("enter")  # the tree has focus after the click: Enter resumes
+        await wait_until(pilot, lambda: app.agent.session_id == OTHER, 10, "Enter to resume")
+
+        await wait_until(pilot, lambda: tree.tree_node_for(CJK) is not None, 5, "CJK's row")
+        await pilot.double_click(LineageTree, offset=offset(CJK))
+        await wait_until(pilot, lambda: app.agent.session_id == CJK, 10, "a double click to resume")

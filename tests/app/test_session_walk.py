@@ -13,7 +13,7 @@ from hermes_tui.screens.compress_preview import CompressPreviewScreen
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.token_gauge import SPARK, spark_cells, with_history
 from tests.app.power_data import BRANCH, CHILD, CJK, OTHER, PARENT, ROOT, build_power_home
-from tests.app.test_app import DEMO, submit, wait_turn
+from tests.app.test_app import DEMO, make_app, submit, wait_turn
 from tests.app.test_tree_actions import shown_ids
 from tests.core.helpers import background_work
 from tests.tui.helpers import wait_until, widget_text
@@ -118,3 +118,30 @@ async def test_a_click_in_the_sessions_tree_selects_and_previews_a_double_click_
         await wait_until(pilot, lambda: tree.tree_node_for(CJK) is not None, 5, "CJK's row")
         await pilot.double_click(LineageTree, offset=offset(CJK))
         await wait_until(pilot, lambda: app.agent.session_id == CJK, 10, "a double click to resume")
+
+
+async def test_the_side_panel_folds_by_itself_at_80x24_and_comes_back_when_the_terminal_grows(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        main = app.main
+        side = main.query_one("#side-panel")
+        await wait_until(pilot, lambda: not side.display and not main.side_panel_visible, 5, "the panel folded")
+        assert main.conversation.region.width >= 78  # the conversation has the whole width
+        await pilot.resize_terminal(120, 40)
+        await wait_until(pilot, lambda: main.side_panel_visible and side.region.width > 0, 5, "the panel back")
+
+        await pilot.press("ctrl+b")  # folded by hand: growing and shrinking leaves it folded
+        await wait_until(pilot, lambda: not main.side_panel_visible, 5, "folded by Ctrl+B")
+        await pilot.resize_terminal(80, 24)
+        await pilot.resize_terminal(130, 44)
+        await wait_until(pilot, lambda: main.size.width == 130, 5, "the wide terminal")
+        await pilot.pause()
+        assert not main.side_panel_visible
+
+        await pilot.press("ctrl+b")  # shown by hand again
+        await wait_until(pilot, lambda: main.side_panel_visible, 5, "shown by Ctrl+B")
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: main.size.width == 80, 5, "the narrow terminal")
+        await pilot.pause()
+        assert not main.side_panel_visible  # becoming narrow folds it once more

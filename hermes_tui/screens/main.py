@@ -40,6 +40,7 @@ from hermes_tui.screens.command_palette import SlashCommandProvider
 from hermes_tui.screens.session_palette import SessionJumpProvider
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.diff_view import ShowWholeDiff
+from hermes_tui.widgets.first_hint import FirstScreenHint
 from hermes_tui.widgets.hidden_text import ShowFullText
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
@@ -125,6 +126,8 @@ class MainScreen(Screen[None]):
         self._gauge.border_title = "Context"
         self._review_log = ReviewLog(id="review-log", clock=wall_clock)
         self._review_log.border_title = "Review log"
+        self._first_hint = FirstScreenHint(self.BINDINGS, is_demo=is_demo, id="first-hint")
+        self._first_hint.display = False  # until start-up knows the live session has no messages
         self._last_escape = 0.0  # when Esc last reached this screen (monotonic), for Esc Esc
         self._too_narrow = False  # narrower than FOLD_BELOW_COLUMNS at the last resize
         self.side_panel_auto_folded = False  # the panel was folded by the width, not by Ctrl+B
@@ -133,6 +136,7 @@ class MainScreen(Screen[None]):
         yield self._status_bar
         with Horizontal(id="main-body"):
             with Vertical(id="conversation-column"):
+                yield self._first_hint
                 yield self._conversation
                 yield self._prompt
                 yield self._queue_line
@@ -183,6 +187,19 @@ class MainScreen(Screen[None]):
     @property
     def side_panel_visible(self) -> bool:
         return not self.has_class("-side-hidden")
+
+    @property
+    def first_hint(self) -> FirstScreenHint:
+        return self._first_hint
+
+    def show_first_hint(self, show: bool) -> None:
+        """The first screen's hint: shown while the live session has no messages."""
+        self._first_hint.display = show
+
+    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        """The first message is on its way: the hint goes (a slash command leaves it; the app handles both)."""
+        if not message.text.lstrip().startswith("/"):
+            self.show_first_hint(False)
 
     # ------------------------------------------------------------------ focus after a screen
 

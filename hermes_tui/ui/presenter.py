@@ -144,6 +144,7 @@ class EventPresenter:
         if agent is not None and session_id == agent.session_id:
             title = agent.session.title
             preview = session_preview(agent.messages)
+            self._main.show_first_hint(not agent.messages)  # until the first message
         self._main.status_bar.set_session(session_id, title, preview)
 
     async def show_goal_of_session(self) -> None:

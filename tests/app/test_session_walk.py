@@ -10,6 +10,7 @@ from pathlib import Path
 from hermes_tui.app import HermesApp
 from hermes_tui.config import Settings
 from hermes_tui.screens.compress_preview import CompressPreviewScreen
+from hermes_tui.widgets.first_hint import DEMO_PROMPTS, pane_keys
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.token_gauge import SPARK, spark_cells, with_history
 from tests.app.power_data import BRANCH, CHILD, CJK, OTHER, PARENT, ROOT, build_power_home
@@ -145,3 +146,33 @@ async def test_the_side_panel_folds_by_itself_at_80x24_and_comes_back_when_the_t
         await wait_until(pilot, lambda: main.size.width == 80, 5, "the narrow terminal")
         await pilot.pause()
         assert not main.side_panel_visible  # becoming narrow folds it once more
+
+
+async def test_the_first_screen_offers_demo_prompts_and_pane_keys_until_the_first_message(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        hint = app.main.first_hint
+        await wait_until(pilot, lambda: hint.display and hint.region.height > 0, 5, "the hint on screen")
+        text = widget_text(app, hint)
+        for prompt, _why in DEMO_PROMPTS:
+            assert prompt in text
+        for line in pane_keys(app.main.BINDINGS):  # the keys as the bindings say
+            assert line in text
+        assert "F5 message cursor" in text and "Tab focus it" in text and "F4 inspect a compression" in text
+
+        await submit(pilot, app, DEMO_PROMPTS[0][0])
+        await wait_until(pilot, lambda: not hint.display, 5, "the hint gone")
+        await wait_turn(pilot, app)
+        assert not hint.display
+        await submit(pilot, app, "/new")  # a fresh session shows it again
+        await wait_until(pilot, lambda: hint.display, 10, "the hint on the new session")
+
+
+async def test_a_resumed_session_with_messages_shows_no_first_screen_hint(tmp_path: Path) -> None:
+    app = await power_app_resuming(tmp_path, OTHER)
+    async with app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        await wait_until(pilot, lambda: bool(app.main.conversation.items), 10, "the resumed history")
+        await pilot.pause()
+        assert not app.main.first_hint.display

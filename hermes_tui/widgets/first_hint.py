@@ -15,17 +15,17 @@ from textual.widgets import Static
 
 from hermes_tui.keymap import key_label
 
-DEMO_PROMPTS = (
-    ("list files", "the demo lists this folder with a real tool call"),
-    ("read README.md", "it reads a file and sums it up"),
-    ("think about what to test first", "it shows its reasoning before the answer"),
+DEMO_PROMPTS = (  # each makes the demo do something real: a file listing, a read, its reasoning shown
+    "list files",
+    "read README.md",
+    "think about what to test first",
 )
 # (pane, [(binding id or action, what it does there)])
 PANES = (
-    ("Conversation", [("message-cursor", "message cursor: branch, edit, copy"), ("search", "search")]),
-    ("Sessions", [("app.focus_next", "focus it"), ("compare", "compare two")]),
-    ("Context", [("inspect-compression", "inspect a compression")]),
-    ("Review log", [("learning", "memory & skills"), ("toggle-side-panel", "hide the side panel")]),
+    ("Conversation", [("message-cursor", "messages"), ("search", "search")]),
+    ("Sessions", [("app.focus_next", "focus"), ("compare", "compare")]),
+    ("Context", [("inspect-compression", "inspect compression")]),
+    ("Review log", [("learning", "memory & skills"), ("toggle-side-panel", "fold panel")]),
 )
 
 
@@ -42,7 +42,7 @@ def _keys(bindings: Iterable[BindingType]) -> dict[str, str]:
 
 
 def pane_keys(bindings: Iterable[BindingType]) -> list[str]:
-    """One line per pane: "Sessions  Tab focus it · F3 compare two" (keys missing from `bindings` left out)."""
+    """One line per pane: "Sessions     Tab focus · F3 compare" (keys missing from `bindings` left out)."""
     keys = _keys(bindings)
     lines = []
     for pane, entries in PANES:
@@ -56,7 +56,7 @@ def hint_text(bindings: Iterable[BindingType], *, is_demo: bool) -> str:
     lines: list[str] = []
     if is_demo:
         lines.append("Try one of these with the demo model:")
-        lines.extend(f"  › {prompt:<32}{why}" for prompt, why in DEMO_PROMPTS)
+        lines.extend(f"  › {prompt}" for prompt in DEMO_PROMPTS)
         lines.append("")
     lines.append("Keys for the panes (F1 lists them all):")
     lines.extend(f"  {line}" for line in pane_keys(bindings))

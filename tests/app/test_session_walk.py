@@ -176,3 +176,26 @@ async def test_a_resumed_session_with_messages_shows_no_first_screen_hint(tmp_pa
         await wait_until(pilot, lambda: bool(app.main.conversation.items), 10, "the resumed history")
         await pilot.pause()
         assert not app.main.first_hint.display
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+async def test_the_readme_walk_and_capture_match_the_app(tmp_path: Path) -> None:
+    text = README.read_text(encoding="utf-8")
+    assert text.index("## First session") < text.index("## Using the TUI")
+    walk = text[text.index("## First session") : text.index("## Providers and keys")]
+    for step in ("read README.md", "/branch", "/compress", "**Ctrl-F**", "**F5**"):
+        assert step in walk
+    capture = text[text.index("```\n") : text.index("```\n*(a real capture")]
+    for leak in ("/tmp/", "/home/", "/work/", ".hypothesis"):
+        assert leak not in capture
+    app = make_app(tmp_path)  # the demo model, as in the capture
+    async with app.run_test(size=(100, 30)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        await wait_until(pilot, lambda: "threshold" in gauge_text(app), 5, "the gauge")
+        shown = " ".join(gauge_text(app).split())
+        threshold = shown.split("threshold ")[1].split(" ")[0]
+        assert f"threshold {threshold}" in " ".join(capture.split())  # the threshold as the app shows it
+        bound = {binding.key for binding in app.main.BINDINGS}
+        assert {"ctrl+f", "f5", "f1"} <= bound

@@ -3,7 +3,8 @@
 The app builds its parts (`hermes_tui.ui`) and hands each the app typed as the one small Protocol
 it needs (`hermes_tui.ui.ports`): `TurnControl` (the turn and command workers, the queue, the busy
 rule), `EventPresenter` (core events -> widgets), `SessionsTree` (the tree's reads, the ordered
-background lane), `Navigation`, `TreeActions`, `MessageActions`, `Permissions` (the approver,
+background lane), `Navigation`, `TreeActions`, `MessageActions`, `ReplayFlow` (replay a turn on
+another route), `Permissions` (the approver,
 the mode badge, Shift+Tab) and `RewindFlow` (F6 / Esc Esc). Its own Textual handlers and
 actions only forward to them. Core events arrive through the Agent's sink as `CoreEvent` messages.
 
@@ -47,6 +48,7 @@ from hermes_tui.ui.message_actions import MessageActions
 from hermes_tui.ui.navigation import Navigation
 from hermes_tui.ui.permissions import Permissions
 from hermes_tui.ui.presenter import EventPresenter
+from hermes_tui.ui.replay_flow import ReplayFlow
 from hermes_tui.ui.rewind_flow import RewindFlow
 from hermes_tui.ui.sessions_tree import SessionsTree
 from hermes_tui.ui.tree_actions import TreeActions
@@ -136,8 +138,11 @@ class HermesApp(App[int]):
         self.presenter = EventPresenter(
             self, tree, turn_running=lambda: turns.turn_running, reveal_pending=self.navigation.reveal_pending
         )
-        self.tree_actions = TreeActions(self, turns, tree, show_session=self.presenter.show_session)
-        self.message_actions = MessageActions(self, turns)
+        self.replay_flow = ReplayFlow(self, tree)
+        self.tree_actions = TreeActions(
+            self, turns, tree, show_session=self.presenter.show_session, replay=self.replay_flow.open
+        )
+        self.message_actions = MessageActions(self, turns, replay=self.replay_flow.open)
         self.permissions = Permissions(self)
         self.rewind_flow = RewindFlow(self, turns)
 

@@ -11,7 +11,7 @@ front; other children are added when a node is expanded.
 Enter or a double click on a session posts `SessionChosen` (the app resumes it); a single click
 only moves the cursor (the preview follows); Space expands or collapses a node;
 + / - expand / collapse every shown node. The keys of the actions on the highlighted session
-(rename, branch, export, copy id, archive, delete, filter) post `ActionRequested`: the app
+(rename, branch, export, copy id, archive, delete, filter, replay) post `ActionRequested`: the app
 carries them out (`hermes_tui.ui.tree_actions`). Those keys work only once focus has moved to the
 tree (Tab, a click, the filter line closing) and no screen has opened over it since: focus that
 merely stayed on the tree while a modal was open never lets a typed letter act. Archived
@@ -89,6 +89,7 @@ class LineageTree(LineageView):
         Binding("a", "request('archive')", "Archive/unarchive", id="tree-archive"),
         Binding("d,delete", "request('delete')", "Delete", id="tree-delete"),
         Binding("slash", "request('filter')", "Filter", id="tree-filter"),
+        Binding("p", "request('replay')", "Replay on…", id="tree-replay"),
         Binding("A", "toggle_archived", "Show archived", show=False, id="tree-show-archived"),
         Binding("plus", "expand_all", "Expand all", show=False, id="tree-expand-all"),
         Binding("minus", "collapse_all", "Collapse all", show=False, id="tree-collapse-all"),
@@ -175,7 +176,7 @@ class LineageTree(LineageView):
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The action keys (r b e c a d /) act only while the tree was focused on purpose."""
+        """The action keys (r b e c a d / p) act only while the tree was focused on purpose."""
         return self.keys_armed if action == "request" else True
 
     def _refresh_labels(self) -> None:

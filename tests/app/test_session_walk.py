@@ -10,12 +10,13 @@ from pathlib import Path
 from hermes_tui.app import HermesApp
 from hermes_tui.config import Settings
 from hermes_tui.screens.compress_preview import CompressPreviewScreen
+from hermes_tui.screens.replay_picker import ReplayPickerScreen
 from hermes_tui.widgets.first_hint import DEMO_PROMPTS, pane_keys
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.token_gauge import SPARK, spark_cells, with_history
 from tests.app.power_data import BRANCH, CHILD, CJK, OTHER, PARENT, ROOT, build_power_home
-from tests.app.test_app import DEMO, make_app, submit, wait_turn
-from tests.app.test_tree_actions import shown_ids
+from tests.app.test_app import DEMO, db_rows, make_app, submit, wait_turn
+from tests.app.test_tree_actions import highlight, shown_ids
 from tests.core.helpers import background_work
 from tests.tui.helpers import wait_until, widget_text
 
@@ -199,3 +200,38 @@ async def test_the_readme_walk_and_capture_match_the_app(tmp_path: Path) -> None
         assert f"threshold {threshold}" in " ".join(capture.split())  # the threshold as the app shows it
         bound = {binding.key for binding in app.main.BINDINGS}
         assert {"ctrl+f", "f5", "f1"} <= bound
+
+
+async def test_replay_from_the_tree_and_from_the_message_cursor_makes_a_side_session(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        for prompt in ("list files", "read README.md"):
+            await submit(pilot, app, prompt)
+            await wait_turn(pilot, app)
+        session = app.agent.session_id
+        tree = await highlight(pilot, app, session)
+        await pilot.press("p")  # the tree's key: the last turn
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayPickerScreen), 5, "the route picker")
+        assert "demo:demo" in widget_text(app, app.screen.query_one("#replay-routes"))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.replay_flow.replays == 1, 20, "the replay")
+        entries = [entry.text for entry in app.main.review_log.entries]
+        assert any(f"Replayed turn 2 of {session} on demo:demo" in text for text in entries)
+        rows = db_rows(app, "select id, title from sessions where parent_session_id = ? and source = 'replay'", session)
+        assert len(rows) == 1 and rows[0][1].startswith("Replay of turn 2 on demo:demo")
+        side = rows[0][0]
+        assert [c.id for c in tree.children_of(session)] == [side]
+        await wait_until(pilot, lambda: tree.cursor_node is tree.tree_node_for(side), 5, "the side session shown")
+        assert app.agent.session_id == session  # the live session stays
+
+        app.main.prompt.focus()
+        await pilot.press("f5", "home")  # the message cursor, on the first message
+        convo = app.main.conversation
+        await wait_until(pilot, lambda: convo.cursor.on_user_message, 5, "the first prompt selected")
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayPickerScreen), 5, "the picker again")
+        assert "turn 1" in widget_text(app, app.screen.query_one("#replay-heading"))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.replay_flow.replays == 2, 20, "the second replay")
+        assert any(f"Replayed turn 1 of {session}" in entry.text for entry in app.main.review_log.entries)

@@ -24,6 +24,7 @@ from textual.widgets import Static
 
 from hermes_tui.keymap import KeySection, key_label, key_sections
 from hermes_tui.screens.approval import ApprovalScreen
+from hermes_tui.screens.rewind import RewindScreen
 from hermes_tui.slash_commands import SlashCommand, slash_commands
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.lineage_tree import LineageTree
@@ -48,6 +49,7 @@ KEY_PLACES: tuple[tuple[str, type], ...] = (
     ("In the conversation", ConversationView),
     ("On a tool card", ToolCard),
     ("In Sessions", LineageTree),
+    ("In the rewind picker (F6)", RewindScreen),
     ("When a command needs approval", ApprovalScreen),
 )
 """Where keys work besides "Anywhere", in the order the help lists them."""

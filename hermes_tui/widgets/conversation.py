@@ -9,10 +9,11 @@ of mounted rows never exceeds `window_size`. Live answers stream into their row'
 (Markdown segments; only the last one is re-rendered, and a huge answer keeps only its start and
 end on screen); deltas are buffered and flushed at most ~30 times per second (less when one flush
 is expensive to render), so a fast model never starves keyboard input. "Show all" affordances
-post `ShowFullText`, answered here by opening the full-text viewer. The view follows the bottom
-with `anchor()` only while the user is at the bottom. The message cursor (`MessageCursor`, keys
-in `ConversationKeys`) selects a message to branch from, edit and resend, or copy; every item
-carries its message's place in the session's history for that (`TranscriptItem.message_index`).
+post `ShowFullText`, which goes up to the screen (the main screen opens the full-text viewer).
+The view follows the bottom with `anchor()` only while the user is at the bottom. The message
+cursor (`MessageCursor`, keys in `ConversationKeys`) selects a message to branch from, edit and
+resend, or copy; every item carries its message's place in the session's history for that
+(`TranscriptItem.message_index`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
@@ -31,7 +32,6 @@ from textual.widget import Widget
 
 from hermes_tui.text_safety import visible, visible_in
 from hermes_tui.widgets.conversation_keys import ConversationKeys
-from hermes_tui.widgets.hidden_text import ShowFullText
 from hermes_tui.widgets.message_cursor import MessageCursor
 from hermes_tui.widgets.tool_card import ToolCard
 from hermes_tui.widgets.transcript import (
@@ -46,6 +46,9 @@ from hermes_tui.widgets.transcript import (
 )
 from hermes_tui.widgets.transcript_rows import AssistantMessage, WindowBoundary, build_row
 from hermes_tui.widgets.transcript_window import TranscriptWindow
+
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.file_diff import FileChange
 
 DEFAULT_WINDOW_SIZE = 100
 DEFAULT_HISTORY_WINDOW = 12
@@ -81,6 +84,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         Binding("b", "branch_here", "Branch here", id="message-branch", tooltip=BRANCH_NOTE),
         Binding("e", "edit_resend", "Edit & resend", id="message-edit", tooltip=EDIT_NOTE),
         Binding("c", "copy_message", "Copy", id="message-copy"),
+        Binding("p", "replay_turn", "Replay this turn on…", id="message-replay"),
         Binding("enter", "open_message", "Open the message", show=False),
         Binding("escape", "leave_cursor", "Back to the prompt", id="message-cursor-leave"),
     ]
@@ -291,8 +295,11 @@ class ConversationView(ConversationKeys, VerticalScroll):
         """Show a tool call as a running card."""
         self._append(TranscriptItem(kind=KIND_TOOL, call_id=call_id, name=visible(name), arguments=visible(arguments)))
 
-    def finish_tool_call(self, call_id: str, result: str, is_error: bool, duration_s: float) -> None:
-        """Show the result of a tool call on its card (a card is created if the call was never seen)."""
+    def finish_tool_call(
+        self, call_id: str, result: str, is_error: bool, duration_s: float, changes: Sequence[FileChange] = ()
+    ) -> None:
+        """Show the result of a tool call, and the files it changed, on its card (a card is created if
+        the call was never seen)."""
         result = visible(result)
         item = self._window.tool(call_id)
         if item is None:
@@ -301,10 +308,11 @@ class ConversationView(ConversationKeys, VerticalScroll):
             assert item is not None
         row = self._rows.get(item.key)
         if isinstance(row, ToolCard):
-            row.finish(result, is_error, duration_s)
+            row.finish(result, is_error, duration_s, changes)
         else:
             item.result = result
             item.duration_s = duration_s
+            item.changes = tuple(changes)
             item.tool_status = TOOL_ERROR if is_error else TOOL_OK
 
     def add_notice(self, kind: str, text: str) -> None:
@@ -611,13 +619,6 @@ class ConversationView(ConversationKeys, VerticalScroll):
             await self._mount_later_page()
         if not window.first <= index < window.end:
             await self._reveal(index, mark=False)
-
-    def on_show_full_text(self, event: ShowFullText) -> None:
-        """A "show all" bar or a long message was activated: open the whole text in the viewer."""
-        event.stop()
-        from hermes_tui.screens.full_text import FullTextScreen
-
-        self.app.push_screen(FullTextScreen(event.title, event.text))
 
     def on_window_boundary_load_page(self, event: WindowBoundary.LoadPage) -> None:
         event.stop()

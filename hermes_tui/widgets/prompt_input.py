@@ -15,7 +15,8 @@ the slash commands of the core's registry, "@" the working folder's files and fo
 Tab or → accept, Esc closes it. Ctrl+C with a selection copies it, with text empties the box,
 and in an empty box passes on to the app (interrupt/quit). `set_text()` puts text in the box
 (e.g. after /undo), `submit_text()` sends text as if typed (the command palette uses it), `value`
-is the text shown.
+is the text shown. Shift+Tab here switches the agent to the next permission mode (the app's
+`cycle_permission_mode`); everywhere else Shift+Tab keeps moving the focus back, as Tab moves it forward.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ if TYPE_CHECKING:
     from hermes_tui.core.mentions.files import FileIndex
 
 PLACEHOLDER = "Ask anything — /help for commands, @ for files, Ctrl+J for a new line"
+MODE_CYCLE_NOTE = (
+    "Shift+Tab in the prompt: the next permission mode, ask → accept edits → read-only → yolo "
+    "(the status bar shows it); elsewhere Shift+Tab moves the focus back."
+)
 MAX_HISTORY = 500
 EDIT_COMMAND = "/edit"
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
@@ -133,6 +138,14 @@ class PromptInput(TextArea):
         Binding("ctrl+e", "open_editor", "Edit the prompt in $EDITOR (also /edit)", show=False, id="prompt-editor"),
         Binding("ctrl+c", "copy_or_clear", "Clear the prompt (copies a selection)", show=False),
         Binding(",".join(sorted(PASSED_KEYS)), "pass_key", "", show=False),  # TextArea's select line / select all
+        Binding(
+            "shift+tab",
+            "app.cycle_permission_mode",
+            "Next permission mode",
+            show=False,
+            id="permission-mode",
+            tooltip=MODE_CYCLE_NOTE,
+        ),
     ]
 
     completions: reactive[tuple[Candidate, ...]] = reactive((), init=False)

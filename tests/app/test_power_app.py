@@ -50,7 +50,7 @@ async def test_steering_commands_run_while_a_turn_runs_and_the_queue_goes_out_af
             app.main.prompt.value = ""
 
             await wait_until(pilot, lambda: "second question" in user_items(app), 15, "the queued message to go")
-            await wait_until(pilot, lambda: not app.turn_running, 15, "the second turn to end")
+            await wait_until(pilot, lambda: not app.turns.turn_running, 15, "the second turn to end")
             assert not app.main.queue_line.display
             stored = [r[0] for r in db_rows(app, "select content from messages where role='user' order by id")]
             assert stored == ["first question", "second question"]
@@ -98,7 +98,7 @@ async def test_the_status_bar_names_the_session_as_the_tree_does(tmp_path: Path)
         await submit(pilot, app, "hello there")
         await wait_turn(pilot, app)
         assert bar.session_label.startswith("hello there · ")  # untitled: the first message, as in the tree
-        await app.refresh_lineage()
+        await app.sessions_tree.reload()
         await pilot.pause()
         assert "hello there" in widget_text(app, app.main.lineage)
 

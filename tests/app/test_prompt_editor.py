@@ -28,10 +28,10 @@ def last_user_content(srv: FakeLLMServer) -> Any:
 
 async def send_and_wait(pilot: Any, app: HermesApp, srv: FakeLLMServer) -> None:
     """Enter, then wait for the request to reach the server and the turn to end."""
-    before, worker = len(srv.requests), app.turn_worker
+    before, runs = len(srv.requests), app.turns.turn_runs
     await pilot.press("enter")
-    await srv.wait_for_requests(before + 1, timeout=20)
-    await wait_until(pilot, lambda: app.turn_worker is not worker and not app.turn_running, 20, "the turn to end")
+    await srv.wait_for_requests(before + 1, timeout=60)
+    await wait_until(pilot, lambda: app.turns.turn_runs > runs and not app.turns.turn_running, 60, "the turn to end")
 
 
 async def type_text(pilot: Any, text: str) -> None:
@@ -195,11 +195,14 @@ async def test_at_session_completes_a_title_and_quotes_that_sessions_last_answer
             prompt.value = "how often does it toggle?"
             await send_and_wait(pilot, app, srv)
             first = app.agent.session_id
-            for command in ("/title Gadget facts", "/new"):
-                prompt.value = command
-                await pilot.press("enter")
-                await wait_until(pilot, lambda: not app.command_running and app.command_worker is not None, 10, "x")
-            await wait_until(pilot, lambda: app.agent.session_id != first, 10, "the new session")
+            prompt.value = "/title Gadget facts"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.agent.session.title == "Gadget facts", 60, "the title to be set")
+            await wait_until(pilot, lambda: not app.turns.busy, 60, "/title to finish")
+            prompt.value = "/new"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.agent.session_id != first, 60, "the new session")
+            await wait_until(pilot, lambda: not app.turns.busy, 60, "/new to finish")
             await type_text(pilot, "remember @session:gad")
             await wait_until(pilot, lambda: [c.label for c in prompt.completions] == ["Gadget facts"], 10, "the title")
             await pilot.press("tab")

@@ -33,7 +33,7 @@ class HelpHost(App[Any]):
 
 async def help_keys_text() -> str:
     app = HelpHost()
-    async with app.run_test(size=(120, 150)) as pilot:
+    async with app.run_test(size=(120, 180)) as pilot:
         await pilot.pause()
         app.push_screen(HelpScreen())
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")

@@ -3,7 +3,8 @@
 The app builds its parts (`hermes_tui.ui`) and hands each the app typed as the one small Protocol
 it needs (`hermes_tui.ui.ports`): `TurnControl` (the turn and command workers, the queue, the busy
 rule), `EventPresenter` (core events -> widgets), `SessionsTree` (the tree's reads, the ordered
-background lane), `Navigation`, `TreeActions`, `MessageActions`, `Permissions` (the approver,
+background lane), `Navigation`, `TreeActions`, `MessageActions`, `ReplayFlow` (replay a turn on
+another route), `Permissions` (the approver,
 the mode badge, Shift+Tab) and `RewindFlow` (F6 / Esc Esc). Its own Textual handlers and
 actions only forward to them. Core events arrive through the Agent's sink as `CoreEvent` messages.
 
@@ -48,6 +49,7 @@ from hermes_tui.ui.message_actions import MessageActions
 from hermes_tui.ui.navigation import Navigation
 from hermes_tui.ui.permissions import Permissions
 from hermes_tui.ui.presenter import EventPresenter
+from hermes_tui.ui.replay_flow import ReplayFlow
 from hermes_tui.ui.rewind_flow import RewindFlow
 from hermes_tui.ui.sessions_tree import SessionsTree
 from hermes_tui.ui.tree_actions import TreeActions
@@ -142,8 +144,11 @@ class HermesApp(App[int]):
         self.presenter = EventPresenter(
             self, tree, turn_running=lambda: turns.turn_running, reveal_pending=self.navigation.reveal_pending
         )
-        self.tree_actions = TreeActions(self, turns, tree, show_session=self.presenter.show_session)
-        self.message_actions = MessageActions(self, turns)
+        self.replay_flow = ReplayFlow(self, tree)
+        self.tree_actions = TreeActions(
+            self, turns, tree, show_session=self.presenter.show_session, replay=self.replay_flow.open
+        )
+        self.message_actions = MessageActions(self, turns, replay=self.replay_flow.open)
         self.permissions = Permissions(self)
         self.rewind_flow = RewindFlow(self, turns)
 
@@ -218,6 +223,7 @@ class HermesApp(App[int]):
         await self.presenter.load_review_history()
         await self.sessions_tree.reload()
         self.sessions_tree.wire_preview()
+        self.presenter.lineage_history.read(with_sizes=True)
         self.ready.set()
         # a resumed history is on screen first: the warm-up's imports would slow its frames down
         await self.main.conversation.history_loaded()
@@ -398,6 +404,8 @@ class HermesApp(App[int]):
             # By the first callback the screen knows, so the second one waits for that frame.
             handled = self._inputs_handled
             self.call_after_refresh(self.call_after_refresh, self._collect_after_echo, handled)
+
+    on_text_area_changed = on_input_changed  # the prompt is a TextArea
 
     def _collect_after_echo(self, handled: int) -> None:
         # A moment later: a key the driver's thread sent while the frame was drawn reaches

@@ -105,14 +105,15 @@ def _all_bindings_of(place: str) -> list[Binding]:
 
 
 def _prompt_bindings() -> list[Binding]:
-    """Every key the prompt answers to while it has focus, Textual's own Input keys included."""
-    from hermes_tui.widgets.prompt_input import PromptInput
+    """Every key the prompt answers to while it has focus, Textual's own TextArea keys included (not
+    those it passes on to the app)."""
+    from hermes_tui.widgets.prompt_input import PASSED_KEYS, PromptInput
 
     by_key: dict[str, Binding] = {}
     for cls in reversed(PromptInput.__mro__):
         for binding in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])):
             by_key[binding.key] = binding
-    return list(by_key.values())
+    return [binding for key, binding in by_key.items() if key not in PASSED_KEYS]
 
 
 def key_problem(key: str) -> str:

@@ -42,7 +42,7 @@ def test_a_good_table_has_no_problems() -> None:
         ({"search": "f8", "compare": "f8"}, "'f8' is given to both search and compare"),
         ({"search": "f1"}, "'f1' already does 'help' there"),
         ({"search": "ctrl+q"}, "'ctrl+q' already does 'quit' there"),
-        ({"search": "ctrl+a"}, "'ctrl+a' already does 'Go to start' there"),  # the prompt would win
+        ({"search": "ctrl+a"}, "'ctrl+a' already does 'Cursor line start' there"),  # the prompt would win
     ],
 )
 def test_mistakes_are_one_line_each(table: dict[str, str], says: str) -> None:

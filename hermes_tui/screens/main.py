@@ -1,12 +1,14 @@
 """`MainScreen`: the conversation, the prompt, and the side panel (sessions, context, review log).
 
-Layout: a status bar on top; "Conversation" (large, left) with the prompt under it (and, under the
-prompt, a line with what waits for the running agent: queued messages, /steer, /stop); a right column
+Layout: a status bar on top; "Conversation" (large, left) with the prompt under it (between them
+the prompt's completion list while it offers commands, files or sessions; under the prompt, a
+line with what waits for the running agent: queued messages, /steer, /stop); a right column
 with "Sessions" (lineage tree, its filter line and the preview of the highlighted session:
 `SessionsPane`), "Context" (token gauge) and "Review log"; a Footer with the keys.
 The prompt has focus when the screen opens, and again whenever a modal or another screen on top of
 it closes (`_screen_changed`). Ctrl+B hides/shows the side panel (narrow terminals
-start with a slimmer column). Ctrl+P's command palette lists the slash commands here
+start with a slimmer column; below FOLD_BELOW_COLUMNS, 80×24 say, it folds by itself and comes
+back when the terminal grows, unless Ctrl+B was used meanwhile). Ctrl+P's command palette lists the slash commands here
 (`SlashCommandProvider`) and jumps to sessions by title (`SessionJumpProvider`), next to Textual's
 own entries. Ctrl+F searches every session, F3 compares two sessions, F4 inspects a compression
 (the app's actions, `hermes_tui.ui.navigation`); F5 puts the message cursor in the conversation
@@ -27,6 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
@@ -37,8 +40,10 @@ from textual.widgets import Footer
 
 from hermes_tui.screens.command_palette import SlashCommandProvider
 from hermes_tui.screens.session_palette import SessionJumpProvider
+from hermes_tui.widgets.completion_menu import CompletionMenu
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.diff_view import ShowWholeDiff
+from hermes_tui.widgets.first_hint import FirstScreenHint
 from hermes_tui.widgets.hidden_text import ShowFullText
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
@@ -61,6 +66,9 @@ CONTEXT_NOTE = (
 DOUBLE_ESCAPE_S = 1.0
 STYLES_PATH = Path(__file__).resolve().parent.parent / "styles.tcss"
 """The stylesheet every screen and widget here is styled by (the App sets it as its CSS_PATH)."""
+
+
+FOLD_BELOW_COLUMNS = 90  # the conversation and the side panel's narrowest column need this many
 
 
 class MainScreen(Screen[None]):
@@ -118,6 +126,7 @@ class MainScreen(Screen[None]):
         self._conversation = ConversationView(id="conversation")
         self._conversation.border_title = "Conversation"
         self._prompt = PromptInput(id="prompt")
+        self._completions = CompletionMenu(self._prompt, id="completions")
         self._queue_line = QueueLine(id="queue-line")
         self._lineage = LineageTree(id="lineage", clock=epoch_clock or time.time)
         self._lineage.border_title = "Sessions"
@@ -128,13 +137,19 @@ class MainScreen(Screen[None]):
         self._gauge.border_title = "Context"
         self._review_log = ReviewLog(id="review-log", clock=wall_clock)
         self._review_log.border_title = "Review log"
+        self._first_hint = FirstScreenHint(self.BINDINGS, is_demo=is_demo, id="first-hint")
+        self._first_hint.display = False  # until start-up knows the live session has no messages
         self._last_escape = 0.0  # when Esc last reached this screen (monotonic), for Esc Esc
+        self._too_narrow = False  # narrower than FOLD_BELOW_COLUMNS at the last resize
+        self.side_panel_auto_folded = False  # the panel was folded by the width, not by Ctrl+B
 
     def compose(self) -> ComposeResult:
         yield self._status_bar
         with Horizontal(id="main-body"):
             with Vertical(id="conversation-column"):
+                yield self._first_hint
                 yield self._conversation
+                yield self._completions
                 yield self._prompt
                 yield self._queue_line
             with Vertical(id="side-panel"):
@@ -185,6 +200,19 @@ class MainScreen(Screen[None]):
     def side_panel_visible(self) -> bool:
         return not self.has_class("-side-hidden")
 
+    @property
+    def first_hint(self) -> FirstScreenHint:
+        return self._first_hint
+
+    def show_first_hint(self, show: bool) -> None:
+        """The first screen's hint: shown while the live session has no messages."""
+        self._first_hint.display = show
+
+    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        """The first message is on its way: the hint goes (a slash command leaves it; the app handles both)."""
+        if not message.text.lstrip().startswith("/"):
+            self.show_first_hint(False)
+
     # ------------------------------------------------------------------ focus after a screen
 
     def on_mount(self) -> None:
@@ -199,11 +227,28 @@ class MainScreen(Screen[None]):
 
     # ------------------------------------------------------------------ actions
 
+    def on_resize(self, event: events.Resize) -> None:
+        """Narrower than FOLD_BELOW_COLUMNS (80×24, say) the side panel folds by itself; it comes back
+        once the terminal is wide enough again — unless Ctrl+B folded or showed it meanwhile."""
+        too_narrow = event.size.width < FOLD_BELOW_COLUMNS
+        if too_narrow == self._too_narrow:
+            return
+        self._too_narrow = too_narrow
+        if too_narrow and self.side_panel_visible:
+            self._show_side_panel(False)
+            self.side_panel_auto_folded = True
+        elif not too_narrow and self.side_panel_auto_folded:
+            self._show_side_panel(True)
+            self.side_panel_auto_folded = False
+
     def action_toggle_side_panel(self) -> None:
         """Hide or show the right column (the conversation takes the whole width when hidden)."""
-        hiding = self.side_panel_visible
-        self.set_class(hiding, "-side-hidden")
-        if hiding and self.focused is not None and self.query_one("#side-panel") in self.focused.ancestors:
+        self.side_panel_auto_folded = False  # the user decides from now on
+        self._show_side_panel(not self.side_panel_visible)
+
+    def _show_side_panel(self, show: bool) -> None:
+        self.set_class(not show, "-side-hidden")
+        if not show and self.focused is not None and self.query_one("#side-panel") in self.focused.ancestors:
             self.prompt.focus()
 
     def action_show_help(self) -> None:

@@ -4,20 +4,23 @@
 tool results of a call, so no call is left unanswered), "edit and resend" one whose history ends
 before the user's message, with its text in the prompt (Enter sends it in the branch); both go
 through `Agent.branch_at`, which leaves the original session's rows as they were. "Copy" puts the
-message's text on the clipboard. The selected row is mapped to its message in `Agent.messages`
-by `hermes_tui.widgets.message_links` (rows are not messages: notices, tool cards, a window, compressions);
-a row a compression summarised away is refused with a one-line notice. Branching runs as the
-command (`TurnControl`: refused while a turn or another command runs); the conversation, the
-Sessions tree and the status bar follow the new branch through the usual events.
+message's text on the clipboard. "Replay this turn on …" hands the turn the message belongs to
+(its user message counted as `replay.load_turn` counts them) to `ReplayFlow`. The selected row
+is mapped to its message in `Agent.messages` by `hermes_tui.widgets.message_links` (rows are not
+messages: notices, tool cards, a window, compressions); a row a compression summarised away is
+refused with a one-line notice. Branching runs as the command (`TurnControl`: refused while a turn
+or another command runs); the conversation, the Sessions tree and the status bar follow the new
+branch through the usual events.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from hermes_tui.ui.ports import ActionHost
 from hermes_tui.ui.turn_control import TurnControl
-from hermes_tui.widgets.message_cursor import ACTION_COPY, ACTION_EDIT
+from hermes_tui.widgets.message_cursor import ACTION_COPY, ACTION_EDIT, ACTION_REPLAY
 from hermes_tui.widgets.message_links import copy_text, link_holds, message_index_for
 from hermes_tui.widgets.transcript import TranscriptItem
 
@@ -30,9 +33,11 @@ NOT_IN_HISTORY = (
 class MessageActions:
     """Carries out the message cursor's actions on one transcript item."""
 
-    def __init__(self, app: ActionHost, turns: TurnControl) -> None:
+    def __init__(self, app: ActionHost, turns: TurnControl, *, replay: Callable[[str, int], None]) -> None:
+        """`replay(session_id, turn)` asks for the route to replay that turn on (`ReplayFlow.open`)."""
         self._app = app
         self._turns = turns
+        self._replay = replay
 
     def act(self, action: str, item: TranscriptItem) -> None:
         """`action` (branch here, edit and resend, copy) on the message `item` shows."""
@@ -40,6 +45,9 @@ class MessageActions:
             return
         if action == ACTION_COPY:
             self._copy_message(item)
+            return
+        if action == ACTION_REPLAY:
+            self._app.run_worker(self._replay_turn(item), group="message-action")
             return
         if self._turns.refuse_if_busy():
             return
@@ -50,6 +58,19 @@ class MessageActions:
         text = copy_text(item, self._app.agent.messages)
         self._app.copy_to_clipboard(text)
         self._app.notify(f"Copied the message ({len(text):,} characters).")
+
+    async def _replay_turn(self, item: TranscriptItem) -> None:
+        agent = self._app.agent
+        assert agent is not None
+        index = await self._message_index(item)
+        if index is None:
+            self._app.notify(NOT_IN_HISTORY.replace("branch from", "replay"), severity="warning")
+            return
+        turn = sum(1 for message in agent.messages[: index + 1] if message.get("role") == "user")
+        if turn == 0:
+            self._app.notify("That message comes before the first turn: nothing to replay.", severity="warning")
+            return
+        self._replay(agent.session_id, turn)
 
     async def _message_index(self, item: TranscriptItem) -> int | None:
         """Where `item`'s message sits in the live history (linking the transcript off the loop if needed)."""

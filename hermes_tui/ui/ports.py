@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.worker import Worker
 
+    from hermes_tui.config import ProviderChoice, Settings
     from hermes_tui.core.agent import Agent
     from hermes_tui.store.db import SessionDB
     from hermes_tui.widgets.conversation import ConversationView
@@ -52,6 +53,7 @@ class MainView(Protocol):
     def tree_preview(self) -> SessionPreviewPanel: ...
     @property
     def sessions_pane(self) -> SessionsPane: ...
+    def show_first_hint(self, show: bool) -> None: ...
 
 
 class Shown(Protocol):
@@ -139,3 +141,10 @@ class PermissionHost(Session, Screens, Shown, Protocol):
 
 class RewindHost(Session, Screens, Workers, Shown, Protocol):
     """What `RewindFlow` sees."""
+
+
+class ReplayHost(Session, Screens, Workers, Shown, Protocol):
+    """What `ReplayFlow` sees: the settings and the route in use, for the routes it offers."""
+
+    settings: Settings
+    choice: ProviderChoice

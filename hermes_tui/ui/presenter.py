@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from textual.await_complete import AwaitComplete
 
 from hermes_tui.core import events as ev
+from hermes_tui.ui.lineage_history import LineageHistory
 from hermes_tui.ui.ports import MainView, PresenterHost
 from hermes_tui.ui.sessions_tree import SessionsTree
 
@@ -91,6 +92,7 @@ class EventPresenter:
         self._reveal_pending = reveal_pending
         self._held: list[ev.Event] | None = None  # events waiting for a long history (see `receive`)
         self._closed = False
+        self.lineage_history = LineageHistory(app, tree)  # the gauge's count and sparkline over the lineage
 
     @property
     def _main(self) -> MainView:
@@ -144,6 +146,7 @@ class EventPresenter:
         if agent is not None and session_id == agent.session_id:
             title = agent.session.title
             preview = session_preview(agent.messages)
+            self._main.show_first_hint(not agent.messages)  # until the first message
         self._main.status_bar.set_session(session_id, title, preview)
 
     async def show_goal_of_session(self) -> None:
@@ -274,6 +277,7 @@ class EventPresenter:
             self._main.status_bar.state = "idle"
         if event.aborted:
             return
+        self.lineage_history.read(with_sizes=False)
         fallback = " — fallback summary" if event.fallback_used else ""
         how = "compacted in place" if event.in_place else "compressed"
         self._main.conversation.add_notice(
@@ -301,6 +305,10 @@ class EventPresenter:
             self._main.conversation.add_notice("rotation", f"Continued in child session {event.new}")
         self._tree.in_background(self._tree.refresh, event.old, event.new)
         self._tree.in_background(self.show_goal_of_session)
+        if event.reason == "new_session":
+            self.lineage_history.forget()
+        elif event.reason != "compression":  # a compression's count is read once it has finished
+            self.lineage_history.read(with_sizes=event.reason == "resume")
 
     @handles(ev.QueueChanged)
     async def _show_queue(self, event: ev.QueueChanged) -> None:

@@ -14,6 +14,8 @@ The tree's keys post `LineageTree.ActionRequested(action, session_id)`; the app 
   `SessionDB.delete_session`: its messages go, its children stay and become top-level sessions
   (their parent link is cleared, as pruning does). The session you are in is refused.
 - filter (/): the filter line above the tree (the Sessions pane opens it itself).
+- replay (p): its last turn sent again on a route the user picks, stored as a side session
+  (`hermes_tui.ui.replay_flow`).
 Each action updates the tree in place (`LineageSync`: one node read, or a removal) and the status bar.
 Branching runs as the command (`TurnControl`), refused while busy; the rest runs in "tree-action" workers.
 """
@@ -76,13 +78,21 @@ class TreeActions:
     """Carries out the Sessions tree's actions on one session."""
 
     def __init__(
-        self, app: ActionHost, turns: TurnControl, tree: SessionsTree, *, show_session: Callable[[str], None]
+        self,
+        app: ActionHost,
+        turns: TurnControl,
+        tree: SessionsTree,
+        *,
+        show_session: Callable[[str], None],
+        replay: Callable[[str], None],
     ) -> None:
-        """`show_session(id)` names the live session in the status bar afresh."""
+        """`show_session(id)` names the live session in the status bar afresh; `replay(id)` asks for
+        the route to replay that session's last turn on (`ReplayFlow.open`)."""
         self._app = app
         self._turns = turns
         self._tree = tree
         self._show_session = show_session
+        self._replay = replay
 
     def act(self, action: str, session_id: str | None) -> None:
         """`action` ("rename", "branch", "export", "copy_id", "archive", "delete") on `session_id`."""
@@ -103,6 +113,7 @@ class TreeActions:
             "copy_id": self._copy_id,
             "archive": self._toggle_archive,
             "delete": self._ask_delete,
+            "replay": lambda chosen: self._replay(chosen.id),
         }
         handler = handlers.get(action)
         if handler is not None:

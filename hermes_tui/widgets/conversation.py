@@ -87,6 +87,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         Binding("b", "branch_here", "Branch here", id="message-branch", tooltip=BRANCH_NOTE),
         Binding("e", "edit_resend", "Edit & resend", id="message-edit", tooltip=EDIT_NOTE),
         Binding("c", "copy_message", "Copy", id="message-copy"),
+        Binding("p", "replay_turn", "Replay this turn on…", id="message-replay"),
         Binding("enter", "open_message", "Open the message", show=False),
         Binding("escape", "leave_cursor", "Back to the prompt", id="message-cursor-leave"),
     ]

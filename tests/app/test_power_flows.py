@@ -80,7 +80,7 @@ async def test_search_as_you_type_then_open_a_message_thousands_back(tmp_path: P
         # Sending from there jumps back to the latest messages.
         await submit(pilot, app, "back to now")
         await wait_turn(pilot, app)
-        assert convo.at_latest
+        await wait_until(pilot, lambda: convo.at_latest, 10, "the latest messages")  # mounted a few rows a frame
 
 
 async def test_a_hit_in_the_current_session_is_marked_without_leaving_it(tmp_path: Path) -> None:
@@ -155,6 +155,7 @@ async def test_a_hit_that_was_compressed_away_opens_the_inspector_and_re_injects
         await wait_until(pilot, lambda: inspector.details is not None, 5, "the details")
         chosen = inspector.details.summarised[inspector.messages_list.highlighted]
         assert chosen.text == "The capybara is the largest rodent."  # the hit itself is highlighted
+        await wait_until(pilot, lambda: "Focus: capybaras" in screen_text(app), 5, "the details on screen")
         text = screen_text(app)
         assert "Focus: capybaras" in text and "~4,200 → ~1,300" in text and "Fallback summary: no" in text
         assert "List the capybara facts." in text  # the summary

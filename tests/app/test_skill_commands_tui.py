@@ -31,7 +31,7 @@ async def test_a_skill_is_completed_listed_and_run_as_a_command(tmp_path: Path) 
         await asyncio.wait_for(app.ready.wait(), 10)
         prompt = app.main.prompt
         await pilot.press(*"/git-b")
-        await wait_until(pilot, lambda: prompt._suggestion == "/git-bisect-helper", 5, "the skill's completion")
+        await wait_until(pilot, lambda: prompt.suggestion == "isect-helper", 5, "the skill's completion")
         prompt.value = ""
 
         await pilot.press("f1")

@@ -46,7 +46,7 @@ class HelpHost(App[Any]):
 
 async def help_keys_text() -> str:
     app = HelpHost()
-    async with app.run_test(size=(120, 180)) as pilot:
+    async with app.run_test(size=(120, 240)) as pilot:
         await pilot.pause()
         app.push_screen(HelpScreen())
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")
@@ -70,6 +70,8 @@ async def test_every_described_binding_of_the_app_screen_and_widgets_is_listed()
     checked = 0
     for owner in WIDGETS:
         for binding in declared_bindings(owner):
+            if not binding.description:  # a key passed on (the prompt leaves F6/F7 to the app): nothing to list
+                continue
             if binding.key in priority_keys:  # the app takes these first; the widget never sees them
                 assert not shows(text, binding), binding
                 continue

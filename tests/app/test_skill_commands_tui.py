@@ -31,7 +31,7 @@ async def test_a_skill_is_completed_listed_and_run_as_a_command(tmp_path: Path) 
         await asyncio.wait_for(app.ready.wait(), 10)
         prompt = app.main.prompt
         await pilot.press(*"/git-b")
-        await wait_until(pilot, lambda: prompt._suggestion == "/git-bisect-helper", 5, "the skill's completion")
+        await wait_until(pilot, lambda: prompt.suggestion == "isect-helper", 5, "the skill's completion")
         prompt.value = ""
 
         await pilot.press("f1")
@@ -47,7 +47,7 @@ async def test_a_skill_is_completed_listed_and_run_as_a_command(tmp_path: Path) 
 
         await pilot.press(*"/git-bisect-helper the login test broke", "enter")
         await wait_until(pilot, lambda: len(app.agent.messages) >= 2, 10, "the skill's turn")
-        await wait_until(pilot, lambda: not app.turn_running, 10, "the turn to end")
+        await wait_until(pilot, lambda: not app.turns.turn_running, 10, "the turn to end")
         first = app.agent.messages[0]["content"]
         assert first.startswith(INVOKED) and first.endswith("alongside the skill invocation: the login test broke")
         notices = [item.text for item in app.main.conversation.items]

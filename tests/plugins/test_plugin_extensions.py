@@ -115,7 +115,7 @@ async def test_the_tui_completes_helps_and_offers_a_plugin_command(tmp_path: Pat
     from tests.tui.helpers import wait_until, widget_text
 
     app = make_app(tmp_path, settings=enabled("demo"))
-    async with app.run_test(size=(120, 60)) as pilot:
+    async with app.run_test(size=(120, 80)) as pilot:  # tall enough for the whole help
         await asyncio.wait_for(app.ready.wait(), 10)
         assert "/greet" in app.main.prompt.slash_suggester.candidates
         await pilot.press("f1")

@@ -15,6 +15,7 @@ from hermes_tui.widgets.transcript import KIND_NOTICE
 from tests.app.test_app import make_app
 from tests.core.helpers import make_agent
 from tests.tui.helpers import wait_until, widget_text
+from tests.waits import HANG_GUARD_S
 
 COMMAND_TOKEN = re.compile(r"(?<![\w/])/[a-z][a-z-]*")
 
@@ -49,7 +50,7 @@ async def palette_hits(pilot, app: HermesApp, query: str = "") -> list[str]:
 async def test_every_advertised_command_is_answered_by_the_core(tmp_path: Path) -> None:
     app = make_app(tmp_path / "ui")
     async with app.run_test(size=(120, 60)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         completions = set(app.main.prompt.slash_suggester.candidates)
 
         await pilot.press("f1")
@@ -91,7 +92,7 @@ async def test_every_advertised_command_is_answered_by_the_core(tmp_path: Path) 
 async def test_choosing_a_command_in_the_palette_runs_it_like_typing_it(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         hits = await palette_hits(pilot, app)
         assert {"Theme", "Quit", "Keys"} <= set(hits)  # Textual's own entries stay alongside ours
         await open_palette(pilot, app)
@@ -114,7 +115,7 @@ async def test_choosing_a_command_in_the_palette_runs_it_like_typing_it(tmp_path
 async def test_a_command_that_takes_arguments_is_put_in_the_prompt_to_finish(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         first_session = app.agent.session_id
         await open_palette(pilot, app)
         await pilot.press(*"title")

@@ -9,6 +9,7 @@ from hermes_tui.config import ProviderChoice, Settings
 from hermes_tui.config_chain import ChainSettings, FallbackEntry
 from tests.app.test_app import db_rows, make_app, submit, wait_turn
 from tests.fake_llm import Fail, FakeLLMServer, Reply
+from tests.waits import HANG_GUARD_S
 
 
 async def test_a_fallback_is_announced_in_the_review_log_and_the_status_bar(tmp_path: Path) -> None:
@@ -27,7 +28,7 @@ async def test_a_fallback_is_announced_in_the_review_log_and_the_status_bar(tmp_
         )
         app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False), settings)
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             assert app.main.status_bar.provider_label == "openai:gpt-4o-mini"
             session = app.agent.session_id
             await submit(pilot, app, "hello")

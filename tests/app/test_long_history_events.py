@@ -21,6 +21,7 @@ from hermes_tui.store.db import SessionDB
 from tests.app.test_app import DEMO, make_app
 from tests.core.helpers import background_work
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 
 async def store_long_session(home: Home, count: int) -> None:
@@ -112,7 +113,7 @@ async def test_background_refreshes_run_in_order_without_holding_keys(tmp_path: 
         ran.append(name)
 
     async with app.run_test(size=(100, 30)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         app.refresh_in_background(slow, "tree")
         app.refresh_in_background(quick, "goal")
         await wait_until(pilot, lambda: ran == ["tree started"], 5, "the first refresh")
@@ -126,7 +127,7 @@ async def test_background_refreshes_run_in_order_without_holding_keys(tmp_path: 
 async def test_a_core_event_that_comes_while_the_app_closes_is_dropped_quietly(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)):
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         session_id = app.agent.session_id if app.agent is not None else ""
     assert not app.screen_stack  # closed: a turn's last events (a title, a warning) may still come
     await app._show_core_event(ev.TitleChanged(session_id, "a title from the turn that just ended"))

@@ -15,6 +15,7 @@ from tests.app.cursor_data import LONG, LONG_COUNT, build_cursor_home, edge_reco
 from tests.app.test_app import DEMO, db_rows, make_app, submit, wait_turn
 from tests.core.helpers import background_work
 from tests.tui.helpers import screen_text, wait_until
+from tests.waits import HANG_GUARD_S
 
 SIZE = (120, 40)
 
@@ -28,7 +29,7 @@ async def cursor_app(tmp_path: Path) -> HermesApp:
 
 
 async def loaded(pilot, app: HermesApp) -> None:
-    await asyncio.wait_for(app.ready.wait(), 10)
+    await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
     convo = app.main.conversation
     await wait_until(pilot, lambda: len(convo.items) > 2_000 and convo.mounted_rows, 10, "the long history")
     await pilot.pause()
@@ -149,7 +150,7 @@ async def test_a_branch_on_a_tool_call_keeps_the_whole_group_and_says_so(tmp_pat
 async def test_live_rows_and_notices_map_to_their_messages(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "read README.md")
         await wait_turn(pilot, app)
         app.main.conversation.add_notice("info", "a notice between the turns")
@@ -213,7 +214,7 @@ async def test_cursor_crosses_the_window_boundary_both_ways(tmp_path: Path) -> N
 async def test_escape_copy_enter_and_a_click(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "read README.md")
         await wait_turn(pilot, app)
         convo = app.main.conversation
@@ -253,7 +254,7 @@ async def test_escape_copy_enter_and_a_click(tmp_path: Path) -> None:
 async def test_branching_waits_for_a_running_turn(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
         session = app.agent.session_id

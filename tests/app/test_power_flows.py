@@ -35,6 +35,7 @@ from tests.app.power_data import (
 from tests.app.test_app import DEMO, make_app, submit, wait_turn
 from tests.core.helpers import background_work, count_searches
 from tests.tui.helpers import screen_text, wait_until
+from tests.waits import HANG_GUARD_S
 
 SIZE = (130, 44)
 
@@ -60,7 +61,7 @@ async def open_search(pilot, app: HermesApp, query: str) -> SearchScreen:
 async def test_search_as_you_type_then_open_a_message_thousands_back(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         screen = await open_search(pilot, app, "platypus")
         # One row per lineage, newest first; the matched word is highlighted in each.
         assert [row.root_id for row in screen.rows] == [DEEP, HOSTILE, OTHER]
@@ -86,7 +87,7 @@ async def test_search_as_you_type_then_open_a_message_thousands_back(tmp_path: P
 async def test_a_hit_in_the_current_session_is_marked_without_leaving_it(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, f"/resume {OTHER}")
         await wait_until(pilot, lambda: app.agent.session_id == OTHER and not app.command_running, 10, "resumed")
         convo = app.main.conversation
@@ -105,7 +106,7 @@ async def test_a_hit_in_the_current_session_is_marked_without_leaving_it(tmp_pat
 async def test_a_newer_line_drops_the_older_results(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         screen = await open_search(pilot, app, "platypus")
         box = screen.query_one("#search-input", Input)
         for line in ("platypus", "narw", "narwh", "narwhal"):  # faster than the debounce
@@ -118,7 +119,7 @@ async def test_a_newer_line_drops_the_older_results(tmp_path: Path) -> None:
 async def test_filters_cjk_hostile_text_and_errors(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         screen = await open_search(pilot, app, "platypus role:assistant")
         assert [row.root_id for row in screen.rows] == [OTHER]
         assert all(hit.role == "assistant" for row in screen.rows for hit in row.hits)
@@ -142,7 +143,7 @@ async def test_filters_cjk_hostile_text_and_errors(tmp_path: Path) -> None:
 async def test_a_hit_that_was_compressed_away_opens_the_inspector_and_re_injects(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         screen = await open_search(pilot, app, "capybara")
         row = screen.rows[0]  # one lineage: the summary in the child, the original in the parent
         assert [hit.session_id for hit in row.hits] == [CHILD, PARENT]
@@ -172,7 +173,7 @@ async def test_a_hit_that_was_compressed_away_opens_the_inspector_and_re_injects
 async def test_f3_compares_with_the_parent_and_f4_inspects(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, f"/resume {BRANCH}")
         await wait_until(pilot, lambda: app.agent.session_id == BRANCH, 10, "the branch")
         await wait_until(pilot, lambda: not app.command_running, 10, "the resume to finish")
@@ -200,7 +201,7 @@ async def test_f3_compares_with_the_parent_and_f4_inspects(tmp_path: Path) -> No
 async def test_compare_from_the_tree_selection(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         tree = app.main.lineage
         tree.focus()
         tree.reveal(BRANCH)
@@ -219,7 +220,7 @@ async def test_compare_from_the_tree_selection(tmp_path: Path) -> None:
 async def test_the_palette_jumps_to_a_session_by_title(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), 5, "the palette")
         await pilot.press(*"animal facts")
@@ -238,7 +239,7 @@ async def test_the_palette_jumps_to_a_session_by_title(tmp_path: Path) -> None:
 async def test_a_hostile_title_is_plain_text_in_the_palette(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), 5, "the palette")
         await pilot.press(*"bold")
@@ -248,7 +249,7 @@ async def test_a_hostile_title_is_plain_text_in_the_palette(tmp_path: Path) -> N
 async def test_slash_search_opens_the_screen_with_the_query_and_searches_once(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         assert app.db is app.agent.db
         queries = count_searches(app.db)
         await submit(pilot, app, "/search narwhal")
@@ -264,7 +265,7 @@ async def test_keymap_from_config_and_the_theme_is_remembered(tmp_path: Path) ->
     settings = dataclasses.replace(Settings(), keymap={"search": "f6"})
     app = await power_app(tmp_path, settings)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await pilot.press("ctrl+f")
         await pilot.pause(0.1)
         assert not isinstance(app.screen, SearchScreen)  # moved away
@@ -288,14 +289,14 @@ async def test_keymap_from_config_and_the_theme_is_remembered(tmp_path: Path) ->
         await wait_until(pilot, lambda: saved_theme(app.home.root) == "nord", 5, "the theme to be saved")
     again = HermesApp(home=app.home, settings=app.settings, choice=DEMO, cwd=tmp_path / "project")
     async with again.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(again.ready.wait(), 10)
+        await asyncio.wait_for(again.ready.wait(), HANG_GUARD_S)
         assert again.theme == "nord"
 
 
 async def test_busy_app_refuses_to_open_a_hit(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         from hermes_tui.screens.search import SearchChoice
 
         app.command_worker = app.run_worker(asyncio.sleep(5), group="command")

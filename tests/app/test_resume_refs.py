@@ -13,6 +13,7 @@ from hermes_tui.store.db import SessionDB
 from hermes_tui.widgets.formatting import short_session_id
 from tests.core.helpers import DEMO, background_work
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 STORED = "20261201_123139_e87044"
 
@@ -48,7 +49,7 @@ async def test_the_shown_tail_resumes_that_session(tmp_path: Path) -> None:
     home = await _home_with_one_session(tmp_path)
     app = _app(tmp_path, home, short_session_id(STORED))
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         assert app.agent.session_id == STORED
         await wait_until(pilot, lambda: len(app.agent.messages) == 2, 5, "the stored history")
 
@@ -57,7 +58,7 @@ async def test_an_unknown_reference_is_an_error_on_screen_and_no_session_is_made
     home = await _home_with_one_session(tmp_path)
     app = _app(tmp_path, home, "e8704x")
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await wait_until(
             pilot,
             lambda: any("no session matches 'e8704x'" in n.message for n in app._notifications),

@@ -10,6 +10,7 @@ from hermes_tui.screens.help import HelpScreen
 from tests.app.test_advertised_commands import palette_hits
 from tests.app.test_app import make_app
 from tests.tui.helpers import wait_until, widget_text
+from tests.waits import HANG_GUARD_S
 
 SKILL = (
     "---\nname: git-bisect-helper\ndescription: Find the commit that broke a test.\n---\n"
@@ -28,7 +29,7 @@ async def test_a_skill_is_completed_listed_and_run_as_a_command(tmp_path: Path) 
 
     app = make_app(tmp_path, settings=load_settings(Home(tmp_path / "home"), env={}))
     async with app.run_test(size=(150, 200)) as pilot:  # tall enough for the whole help
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         prompt = app.main.prompt
         await pilot.press(*"/git-b")
         await wait_until(pilot, lambda: prompt._suggestion == "/git-bisect-helper", 5, "the skill's completion")

@@ -22,6 +22,7 @@ from hermes_tui.core.turn import partial_save
 from hermes_tui.store.db import SessionDB
 from tests.core.helpers import make_agent, openai_choice, rows
 from tests.fake_llm import FakeLLMServer, Hang, Reply, Stall
+from tests.waits import guard
 
 TOOL_CALL = ("call_1", "read_file", '{"path": "README.md"}')
 
@@ -46,8 +47,8 @@ def quick_saves(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(partial_save, "PARTIAL_SAVE_SECONDS", 0.02)
 
 
-async def poll(check: Callable[[], Awaitable[Any]], timeout: float = 10.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
+async def poll(check: Callable[[], Awaitable[Any]], timeout: float | None = None, what: str = "condition") -> Any:
+    deadline = time.monotonic() + guard(timeout)  # a hang guard only (tests/waits.py)
     while True:
         value = await check()
         if value:

@@ -24,6 +24,7 @@ from tests.core.helpers import DEMO, EventLog, background_work, openai_choice
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.plugins.site import install
 from tests.test_cli import run_cli
+from tests.waits import HANG_GUARD_S
 
 
 @pytest.fixture
@@ -116,7 +117,7 @@ async def test_the_tui_completes_helps_and_offers_a_plugin_command(tmp_path: Pat
 
     app = make_app(tmp_path, settings=enabled("demo"))
     async with app.run_test(size=(120, 60)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         assert "/greet" in app.main.prompt.slash_suggester.candidates
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help screen")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 from hermes_tui.app import HermesApp
@@ -30,8 +31,10 @@ async def send(pilot, app: HermesApp, text: str) -> None:
 
 
 async def test_steering_commands_run_while_a_turn_runs_and_the_queue_goes_out_after(tmp_path: Path) -> None:
+    answer = threading.Event()  # the first answer stays unfinished until the test has done its steering
     with FakeLLMServer() as srv:
-        srv.enqueue(Hang(seconds=1.5, first_text="Working", reply=Reply(text=" on it.")), Reply(text="Second answer."))
+        first = Hang(seconds=HANG_GUARD_S, first_text="Working", reply=Reply(text=" on it."), release=answer)
+        srv.enqueue(first, Reply(text="Second answer."))
         app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
         async with app.run_test(size=(120, 40)) as pilot:
             await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
@@ -46,9 +49,12 @@ async def test_steering_commands_run_while_a_turn_runs_and_the_queue_goes_out_af
             assert "second question" in widget_text(app, app.main.queue_line)
 
             await send(pilot, app, "not a command")  # plain text still waits for the turn
-            await pilot.pause()
+            await wait_until(
+                pilot, lambda: any("A turn is running" in n.message for n in app._notifications), what="the busy hint"
+            )
             assert app.main.prompt.value == "not a command" and "not a command" not in user_items(app)
             app.main.prompt.value = ""
+            answer.set()
 
             await wait_until(pilot, lambda: "second question" in user_items(app), 15, "the queued message to go")
             await wait_until(pilot, lambda: not app.turn_running, 15, "the second turn to end")

@@ -81,7 +81,7 @@ async def test_search_as_you_type_then_open_a_message_thousands_back(tmp_path: P
         # Sending from there jumps back to the latest messages.
         await submit(pilot, app, "back to now")
         await wait_turn(pilot, app)
-        assert convo.at_latest
+        await wait_until(pilot, lambda: convo.at_latest, what="the latest messages shown again")
 
 
 async def test_a_hit_in_the_current_session_is_marked_without_leaving_it(tmp_path: Path) -> None:
@@ -149,7 +149,8 @@ async def test_a_hit_that_was_compressed_away_opens_the_inspector_and_re_injects
         row = screen.rows[0]  # one lineage: the summary in the child, the original in the parent
         assert [hit.session_id for hit in row.hits] == [CHILD, PARENT]
         await pilot.press("tab", "tab", "down")  # to the lineage's matches, the parent's one
-        assert screen.focused is screen.hits_list and screen.hits_list.highlighted == 1
+        hits = screen.hits_list
+        await wait_until(pilot, lambda: screen.focused is hits and hits.highlighted == 1, what="the parent's match")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, CompressionInspectorScreen), 10, "the inspector")
         assert app.agent.session_id == CHILD  # resuming the parent continues in its compression tip
@@ -301,7 +302,7 @@ async def test_busy_app_refuses_to_open_a_hit(tmp_path: Path) -> None:
         await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         from hermes_tui.screens.search import SearchChoice
 
-        app.command_worker = app.run_worker(asyncio.sleep(5), group="command")
+        app.command_worker = app.run_worker(asyncio.Event().wait(), group="command")  # runs until cancelled
         app.open_at_message(SearchChoice("any", 1, "user", "x"))
         await wait_until(pilot, lambda: "Busy" in screen_text(app), 5, "the busy notice")
         app.command_worker.cancel()

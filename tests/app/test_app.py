@@ -94,7 +94,7 @@ async def test_prompt_is_focused_and_a_turn_round_trips(tmp_path: Path) -> None:
 
 async def test_ctrl_c_ladder_clear_interrupt_quit(tmp_path: Path) -> None:
     with FakeLLMServer() as srv:
-        srv.enqueue(Hang(seconds=30, first_text="A partial thought"))
+        srv.enqueue(Hang(seconds=600, first_text="A partial thought"))
         app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
         async with app.run_test(size=(120, 40)) as pilot:
             await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)

@@ -28,7 +28,7 @@ async def test_a_stop_signal_interrupts_the_turn_saves_it_and_quits(
     tmp_path: Path, signum: int, code: int, reason: str
 ) -> None:
     with FakeLLMServer() as srv:
-        srv.enqueue(Hang(seconds=30, first_text="Half an answer"))
+        srv.enqueue(Hang(seconds=600, first_text="Half an answer"))
         app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
         async with app.run_test(size=(120, 40)) as pilot:
             await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)

@@ -28,12 +28,6 @@ TOOL_CALL = ("call_1", "read_file", '{"path": "README.md"}')
 
 
 @pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     folder = tmp_path / "project"
     folder.mkdir()
@@ -193,7 +187,7 @@ async def test_a_flush_cancelled_midway_still_counts_what_it_wrote(tmp_path: Pat
 
 
 async def test_the_prompt_is_stored_before_the_model_answers(tmp_path: Path, server: FakeLLMServer) -> None:
-    server.enqueue(Stall(seconds=30))
+    server.enqueue(Stall(seconds=600))
     agent, db, _ = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     task = asyncio.create_task(agent.run_conversation("Remember this prompt"))
     await server.wait_for_requests(1)

@@ -3,9 +3,10 @@
     python -m bench.hogs N -- COMMAND [ARG ...]       e.g. python -m bench.hogs 14 -- make test
 
 Each hog is a child Python process spinning in a loop (at normal priority, so it competes with the
-command for the cores). The command runs once all hogs have started; when it ends — or on Ctrl-C —
-every hog is stopped (only the processes started here, by their ids). Before and after, one line on
-stderr gives the cores, the load average and the wall time. The exit status is the command's.
+command for the cores). The command runs once all hogs have started; when it ends, or on Ctrl-C or
+SIGTERM, the command and every hog are stopped (only the processes started here, by their ids).
+Before and after, one line on stderr gives the cores, the load average and the wall time. The exit
+status is the command's.
 On a 2-core machine, 14 hogs bring the load average to about 15 within a minute.
 """
 
@@ -56,20 +57,40 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+class Stopped(Exception):
+    """SIGTERM (or SIGHUP) arrived: stop the command and the hogs as Ctrl-C does."""
+
+
+def _stop(signum: int, _frame: object) -> None:
+    raise Stopped(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _stop)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started in the background
     hogs = start_hogs(args.count)
     started = time.monotonic()
     print(load_line(f"{len(hogs)} started"), file=sys.stderr, flush=True)
     code = 128 + signal.SIGINT  # unless the command ends by itself
+    command: subprocess.Popen[bytes] | None = None
     try:
-        code = subprocess.call(args.command)
+        command = subprocess.Popen(args.command)
+        code = command.wait()
     except FileNotFoundError:
         print(f"hogs: no such command: {args.command[0]}", file=sys.stderr)
         code = 127
-    except KeyboardInterrupt:
-        pass
+    except (KeyboardInterrupt, Stopped) as stop:
+        code = 128 + (stop.args[0] if isinstance(stop, Stopped) else signal.SIGINT)
     finally:
+        if command is not None and command.poll() is None:
+            command.terminate()
+            try:
+                command.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                command.kill()
+                command.wait()
         print(load_line(f"exit {code} after {time.monotonic() - started:.0f} s"), file=sys.stderr, flush=True)
         stop_hogs(hogs)
     return code

@@ -126,13 +126,16 @@ def hermes_home_v21(tmp_path: Path) -> Path:
     return copy_hermes_home_v21(tmp_path / "hermes-v21")
 
 
-# The fast tier (`make test-fast`): the core, the store, context, the live session, the turn and the pure
-# modules below them — no Pilot, no tmux, no second process. A test in these places that starts one
-# (the CLI, a fresh Python) says so with @pytest.mark.subprocess and stays in `make test` only.
+# The fast tier (`make test-fast`): the unit tests of the store, the context (compression, tokens,
+# redaction), the live session, the turn and the pure modules — no agent turn, Pilot, tmux or second
+# process. A test in these places that starts one (the CLI, a fresh Python) says so with
+# @pytest.mark.subprocess, one that takes seconds on its own with @pytest.mark.slow. The rest runs
+# with `make test` only: the agent's functional tests (tests/core: a real Agent through the SDKs,
+# about 80 s on its own here), faults, tools, providers, the Pilot and snapshot tests (tests/app,
+# tests/tui) and the end-to-end ones (tests/e2e, tests/crash).
 TESTS_DIR = Path(__file__).resolve().parent
 FAST_TIER = frozenset(
     {
-        "core",
         "store",
         "context",
         "session",
@@ -150,7 +153,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Mark the fast tier's tests `fast` (run them alone with `-m fast`)."""
     for item in items:
         place = Path(item.path).resolve().relative_to(TESTS_DIR).parts[0]
-        if place in FAST_TIER and item.get_closest_marker("subprocess") is None:
+        if place in FAST_TIER and not any(item.get_closest_marker(name) for name in ("subprocess", "slow")):
             item.add_marker(pytest.mark.fast)
 
 

@@ -281,10 +281,10 @@ async def wait_started(app: HermesApp, timeout: float = 60) -> None:
 
 async def submit(app: HermesApp, probe: Typist, text: str) -> None:
     """Type a prompt (set directly) and press Enter through the driver; returns once the turn started."""
-    before = app.turn_worker
+    before = app.turns.turn_runs
     app.main.prompt.value = text
     probe.send_key("enter")
-    await wait_for(lambda: app.turn_worker is not before, 10, "the turn to start")
+    await wait_for(lambda: app.turns.turn_runs > before, 10, "the turn to start")
 
 
 async def store_session(home: Home, session_id: str, messages: list[dict[str, Any]]) -> None:
@@ -333,7 +333,7 @@ async def situation_stream(root: Path, server: ServerProcess) -> list[Result]:
         whole.load_before = load_average()
         await submit(app, typist, "Write the long report")
         started = time.perf_counter()
-        await typist.type_while(whole, lambda: not app.turn_running, on_key=classify)
+        await typist.type_while(whole, lambda: not app.turns.turn_running, on_key=classify)
         elapsed = time.perf_counter() - started
         whole.load_after = early.load_after = late.load_after = load_average()
         early.load_before = late.load_before = whole.load_before
@@ -371,7 +371,7 @@ async def situation_huge(root: Path, server: ServerProcess, keys: int) -> list[R
         typist = Typist(app)
         started = time.perf_counter()
         await submit(app, typist, "Print the whole log")
-        await wait_for(lambda: not app.turn_running, 120, "the answer")
+        await wait_for(lambda: not app.turns.turn_running, 120, "the answer")
         await rows_on_screen(app)
         shown = time.perf_counter() - started
         answer.load_before = load_average()
@@ -416,7 +416,7 @@ async def situation_compress(root: Path, server: ServerProcess, rounds: int) -> 
             result.load_before = result.load_before or load_average()
             started = time.perf_counter()
             await submit(app, typist, "Fix the remaining failures")
-            await typist.type_while(result, lambda app=app: not app.turn_running)
+            await typist.type_while(result, lambda app=app: not app.turns.turn_running)
             compressed = app.agent is not None and app.agent.session_id != "big-history"
             notes.append(f"{time.perf_counter() - started:.1f} s{'' if compressed else ' (NOT compressed)'}")
     result.load_after = load_average()
@@ -448,7 +448,7 @@ async def situation_resume(root: Path, server: ServerProcess, rounds: int) -> li
             sending.load_before = sending.load_before or load_average()
             started = time.perf_counter()
             await submit(app, typist, "What changed in module 3?")
-            await typist.type_while(sending, lambda app=app: not app.turn_running)
+            await typist.type_while(sending, lambda app=app: not app.turns.turn_running)
             turns.append(time.perf_counter() - started)
     opening.load_after = sending.load_after = load_average()
     opening.note = "history on screen after " + ", ".join(f"{seconds:.2f}" for seconds in opened) + " s"

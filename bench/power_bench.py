@@ -227,7 +227,7 @@ async def bench_open_deep(folder: Path, runs: int) -> list[float]:
             await asyncio.wait_for(app.ready.wait(), 30)
             convo = app.main.conversation
             started = time.perf_counter()
-            app.open_at_message(SearchChoice("deep", ids[1000], "user", "the hit"))
+            app.navigation.open_at_message(SearchChoice("deep", ids[1000], "user", "the hit"))
             await wait_for(
                 lambda app=app, convo=convo: app.agent.session_id == "deep" and bool(convo.query(".-marked")),
                 pilot,

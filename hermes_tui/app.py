@@ -1,72 +1,71 @@
-"""HermesApp: owns one Agent, runs turns in workers, turns core events into widget updates.
+"""HermesApp: the composition root — start-up, shutdown, signals, GC pacing, keys and looks.
+
+The app builds its parts (`hermes_tui.ui`) and hands each the app typed as the one small Protocol
+it needs (`hermes_tui.ui.ports`): `TurnControl` (the turn and command workers, the queue, the busy
+rule), `EventPresenter` (core events -> widgets), `SessionsTree` (the tree's reads, the ordered
+background lane), `Navigation`, `TreeActions`, `MessageActions`, `ReplayFlow` (replay a turn on
+another route), `Permissions` (the approver,
+the mode badge, Shift+Tab) and `RewindFlow` (F6 / Esc Esc). Its own Textual handlers and
+actions only forward to them. Core events arrive through the Agent's sink as `CoreEvent` messages.
 
 The first frame paints before anything heavy happens: the database opens and the provider SDK is
-imported in a startup worker after mount. Each turn runs in an async worker in the exclusive
-group "turn". Core events arrive through the Agent's sink as `CoreEvent` messages; a dispatch
-table keyed by event class (`EVENT_HANDLERS`) hands each to the one method that updates the
-conversation, lineage tree, token gauge, review log or status bar. Keystrokes go through the same
-queue, so no handler waits there: a long history is converted in a thread while later events wait
-in order (`_held_events`), and refreshes that read the database run in an ordered background
-worker (`refresh_in_background`). While it runs the app paces full garbage collections
+imported in a startup worker after mount. While it runs the app paces full garbage collections
 (`GcPacer`), draws at up to 240 frames a second and gives the interpreter back to the loop within
 1 ms (see docs/PERFORMANCE.md for why each).
-
-Commands: while a turn (or another command) runs, the commands the registry flags `while_busy`
-(/steer, /queue, /stop, /status …) run at once in their own workers; anything else is refused
-with a hint. A turn worker runs turn after turn: when one ends, `Agent.next_turn` gives the next
-queued message, or the standing goal's continuation. `/compress` shows its preview in
-`CompressPreviewScreen` and rotates only when confirmed.
 
 Ctrl-C ladder: text in the input -> clear it; a turn running -> interrupt it (the partial answer
 stays, marked interrupted, and is saved); idle -> a second Ctrl-C within 2 s quits. Ctrl-Q quits.
 SIGINT, SIGTERM and SIGHUP stop the app the same way: the turn is interrupted and saved, the session
 ends with the signal's reason, and the app exits 130 / 143 / 129 (`hermes_tui.stop_signals`). A
 terminal that goes away (SIGHUP, a failed write) cannot keep the process alive: `terminal_watch`.
+The `[keymap]` table is applied (bad entries skipped, said once) and the chosen theme remembered.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import signal
 import sys
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import App
-from textual.await_complete import AwaitComplete
 from textual.binding import BindingType
 from textual.driver import Driver
 from textual.message import Message
+from textual.notifications import Notify
 from textual.widgets import Input
-from textual.worker import Worker, WorkerState
 
 from hermes_tui import stop_signals, terminal_watch
-from hermes_tui.app_navigation import NavigationMixin
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
-from hermes_tui.lineage_sync import LineageSync
-from hermes_tui.message_actions import MessageActionsMixin
-from hermes_tui.screens.approval import ApprovalScreen
-from hermes_tui.screens.compress_preview import CompressPreviewScreen
-from hermes_tui.screens.help import HelpScreen
+from hermes_tui.keymap_config import keymap_problems, usable_keymap
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
-from hermes_tui.tree_actions import TreeActionsMixin
+from hermes_tui.ui.message_actions import MessageActions
+from hermes_tui.ui.navigation import Navigation
+from hermes_tui.ui.permissions import Permissions
+from hermes_tui.ui.presenter import EventPresenter
+from hermes_tui.ui.replay_flow import ReplayFlow
+from hermes_tui.ui.rewind_flow import RewindFlow
+from hermes_tui.ui.sessions_tree import SessionsTree
+from hermes_tui.ui.tree_actions import TreeActions
+from hermes_tui.ui.turn_control import TurnControl
+from hermes_tui.ui_state import save_theme, saved_theme
 from hermes_tui.widgets.lineage_tree import LineageTree
+from hermes_tui.widgets.message_cursor import MessageActionRequested
 from hermes_tui.widgets.prompt_input import PromptInput
+from hermes_tui.widgets.queue_line import QueueLine
 from hermes_tui.widgets.review_log import ReviewLog
 from hermes_tui.widgets.textual_workarounds import quicker_frames, release_removed_widget_lines
 
 if TYPE_CHECKING:
+    from textual.theme import Theme
+
     from hermes_tui.core.agent import Agent
-    from hermes_tui.core.commands import CommandResult
-    from hermes_tui.core.tools.base import ApprovalRequest
-    from hermes_tui.core.turn.result import TurnResult
     from hermes_tui.store.db import SessionDB
 
 QUIT_WINDOW_S = 2.0
@@ -76,46 +75,6 @@ LOOP_SWITCH_INTERVAL_S = 0.001
 once the event loop wants it back: CPython's default 5 ms let resuming a 20,000-message session
 hold the loop 15-18 ms in stretches (`python -m bench.responsiveness_bench loop`); 1 ms, 5-8 ms."""
 ECHO_SETTLE_S = 0.002  # after a key is drawn, before a due collection runs (see _collect_after_echo)
-LONG_HISTORY = 1_000  # messages from which a loaded history is converted in a thread, off the app's queue
-BUSY_HINT = "— /queue TEXT sends it when the turn ends, /steer TEXT guides it now, Ctrl-C interrupts."
-
-EventT = TypeVar("EventT", bound=ev.Event)
-Handler = Callable[["HermesApp", EventT], Awaitable[None]]
-EVENT_HANDLERS: dict[type[ev.Event], Handler[Any]] = {}
-"""Core event class -> the HermesApp method that shows it (filled by `@handles`)."""
-
-
-def session_preview(messages: list[dict[str, Any]]) -> str:
-    """The first user message that is not a compaction summary, as the Sessions tree previews it."""
-    from hermes_tui.store.codec import preview_of
-    from hermes_tui.store.models import is_summary_text
-
-    for message in messages:
-        content = message.get("content")
-        if message.get("role") == "user" and isinstance(content, str) and not is_summary_text(content):
-            return preview_of(content)
-    return ""
-
-
-def goal_badge(goal: str | None, status: str, turns_used: int, max_turns: int) -> str:
-    """The status bar's goal label: "⚑ 3/20" while active, "⚑ paused", "⚑ done", "" without a goal."""
-    if not goal or status == "cleared":
-        return ""
-    if status == "active":
-        return f"⚑ {turns_used}/{max_turns}"
-    return f"⚑ {status}"
-
-
-def handles(event_type: type[EventT]) -> Callable[[Handler[EventT]], Handler[EventT]]:
-    """Register the decorated HermesApp method as the one handler of `event_type`."""
-
-    def register(method: Handler[EventT]) -> Handler[EventT]:
-        if event_type in EVENT_HANDLERS:
-            raise ValueError(f"{event_type.__name__} already has a handler")
-        EVENT_HANDLERS[event_type] = method
-        return method
-
-    return register
 
 
 class CoreEvent(Message):
@@ -134,7 +93,7 @@ def _import_core() -> None:
         importlib.import_module(module)
 
 
-class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]):
+class HermesApp(App[int]):
     CSS_PATH = STYLES_PATH  # absolute, so subclasses defined anywhere find it
     TITLE = "hermes-tui"
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS  # F1 (help) is MainScreen's
@@ -161,20 +120,37 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         self.agent: Agent | None = None
         self.db: SessionDB | None = None
         self.startup_error: str | None = None
-        self.turn_worker: Worker[Any] | None = None
-        self.command_worker: Worker[Any] | None = None
         self._last_ctrl_c = 0.0
         self._agent_closed = False
         self._stopping_for_signal = False
         self._stop_signals = stop_signals.StopSignals(self._on_stop_signal)
         self.ready = asyncio.Event()
-        self._lineage_sync: LineageSync | None = None
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
         self._inputs_handled = 0  # keys and mouse events this app's queue has handed over (on_event)
-        self._held_events: list[ev.Event] | None = None  # core events waiting for a history (see on_core_event)
-        self._refresh_lock = asyncio.Lock()  # background refreshes run one at a time, in order (FIFO)
         self._saved_switch_interval: float | None = None
+        self.applied_keymap: dict[str, str] = {}  # the [keymap] entries in use (the help screen shows them)
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
+        # The parts, each seeing this app through its Protocol. The one link back: a command's result
+        # opens its screen through the navigation part, which itself starts work through TurnControl.
+        tree = self.sessions_tree = SessionsTree(self)
+        turns = self.turns = TurnControl(
+            self,
+            tree,
+            open_intent=lambda i: self.navigation.open_intent(i),
+            quit=self.action_quit,
+            busy_input_mode=settings.display.busy_input_mode,
+        )
+        self.navigation = Navigation(self, turns, tree)
+        self.presenter = EventPresenter(
+            self, tree, turn_running=lambda: turns.turn_running, reveal_pending=self.navigation.reveal_pending
+        )
+        self.replay_flow = ReplayFlow(self, tree)
+        self.tree_actions = TreeActions(
+            self, turns, tree, show_session=self.presenter.show_session, replay=self.replay_flow.open
+        )
+        self.message_actions = MessageActions(self, turns, replay=self.replay_flow.open)
+        self.permissions = Permissions(self)
+        self.rewind_flow = RewindFlow(self, turns)
 
     # ------------------------------------------------------------------ start-up
 
@@ -184,13 +160,6 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(provider_label=f"{self.choice.provider}:{self.choice.model}", is_demo=self.choice.is_demo)
-
-    @property
-    def lineage_sync(self) -> LineageSync:
-        """What keeps the Sessions tree up to date (created with the main screen's tree)."""
-        if self._lineage_sync is None:
-            self._lineage_sync = LineageSync(self.main.lineage)
-        return self._lineage_sync
 
     @property
     def main(self) -> MainScreen:
@@ -228,7 +197,7 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
                 settings=self.settings,
                 choice=self.choice,
                 sink=self._sink,
-                approver=self._approve,
+                approver=self.permissions.approve,
                 source="tui",
                 cwd=self.cwd,
                 build_extra_indexes=True,
@@ -243,14 +212,18 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
                 await agent.resume(self.resume_ref)
             elif self.continue_title is not None:
                 await agent.continue_session(self.continue_title or None)
-        except SessionError as exc:
-            self.notify(str(exc), severity="error")
-        self._show_session(agent.session_id)
-        await self._show_goal_of_session()
+        except SessionError as exc:  # --resume / -c naming no session (or several): one line on stderr, exit 2
+            self.startup_error = str(exc)
+            self.exit(2)
+            return
+        self.presenter.show_session(agent.session_id)
+        await self.presenter.show_goal_of_session()
         self.main.gauge.budget = agent.budget()
-        await self._load_review_history()
-        await self.refresh_lineage()
-        self.wire_sessions_pane()
+        self.permissions.show_mode()
+        await self.presenter.load_review_history()
+        await self.sessions_tree.reload()
+        self.sessions_tree.wire_preview()
+        self.presenter.lineage_history.read(with_sizes=True)
         self.ready.set()
         # a resumed history is on screen first: the warm-up's imports would slow its frames down
         await self.main.conversation.history_loaded()
@@ -273,421 +246,92 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
     def _sink(self, event: ev.Event) -> None:
         self.post_message(CoreEvent(event))
 
-    async def refresh_lineage(self) -> None:
-        """Read every session into the Sessions tree (start-up)."""
-        if self.agent is not None:
-            await self.lineage_sync.reload(self.agent, self.db)
-
-    async def sync_lineage(self, *session_ids: str | None) -> None:
-        """Update the tree's rows of these sessions and of the current one (all, if another process wrote)."""
-        if self.agent is not None:
-            await self.lineage_sync.refresh(self.agent, self.db, session_ids)
-
-    def refresh_in_background(self, refresh: Callable[..., Awaitable[None]], *args: Any) -> None:
-        """Run a refresh that reads the database (the tree, the goal badge) after the ones asked for
-        earlier, in a worker: an event handler awaiting it held the app's queue, and the keys in it,
-        for 10-35 ms while a turn's threads kept the database busy."""
-
-        async def in_turn() -> None:
-            async with self._refresh_lock:  # tasks reach it in the order they were made: FIFO
-                if self.screen_stack and not self._agent_closed:
-                    await refresh(*args)
-
-        # a callable, not a coroutine: a worker cancelled before it started leaves nothing un-awaited
-        self.run_worker(in_turn, group="refresh")
-
     async def on_core_event(self, message: CoreEvent) -> None:
-        """Hand the event to its handler; events nobody shows (e.g. TurnStarted) are ignored.
+        await self.presenter.receive(message.event)
 
-        While a long history is converted for the conversation, later events wait (in order) in
-        `_held_events` instead of holding the app's queue, which keystrokes go through too.
-        """
-        if self._held_events is not None:
-            self._held_events.append(message.event)
-            return
-        await self._show_core_event(message.event)
-
-    async def _show_core_event(self, event: ev.Event) -> None:
-        if not self.screen_stack:  # the app is closing (a turn's last events can come after): nothing to show
-            return
-        for event_type in type(event).__mro__:
-            handler = EVENT_HANDLERS.get(event_type)
-            if handler is not None:
-                await handler(self, event)
-                return
-
-    async def _release_held_events(self) -> None:
-        """Show the events that waited for a history, in order (until another long history holds them)."""
-        held, self._held_events = self._held_events or [], None
-        for index, event in enumerate(held):
-            if self._held_events is not None:
-                self._held_events.extend(held[index:])
-                return
-            await self._show_core_event(event)  # (nothing, once the app is closing)
-
-    @handles(ev.TextDelta)
-    async def _show_text_delta(self, event: ev.TextDelta) -> None:
-        self.main.conversation.append_text(event.text)
-
-    @handles(ev.ReasoningDelta)
-    async def _show_reasoning_delta(self, event: ev.ReasoningDelta) -> None:
-        self.main.conversation.append_reasoning(event.text)
-
-    @handles(ev.AssistantStarted)
-    async def _show_assistant_started(self, event: ev.AssistantStarted) -> None:
-        self.main.conversation.begin_assistant()
-        self.main.status_bar.state = "streaming"
-
-    @handles(ev.AssistantFinished)
-    async def _show_assistant_finished(self, event: ev.AssistantFinished) -> None:
-        self.main.conversation.end_assistant(interrupted=event.interrupted)
-
-    @handles(ev.ToolCallStarted)
-    async def _show_tool_call_started(self, event: ev.ToolCallStarted) -> None:
-        self.main.conversation.add_tool_call(event.call_id, event.name, event.arguments)
-        self.main.status_bar.state = f"running {event.name}"
-
-    @handles(ev.ToolCallFinished)
-    async def _show_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
-        self.main.conversation.finish_tool_call(event.call_id, event.result, event.is_error, event.duration_s)
-
-    @handles(ev.UsageUpdated)
-    async def _show_usage(self, event: ev.UsageUpdated) -> None:
-        self.main.gauge.budget = event.budget
-
-    @handles(ev.CompressionStarted)
-    async def _show_compression_started(self, event: ev.CompressionStarted) -> None:
-        self.main.status_bar.state = "compressing"
-        self.main.conversation.add_notice(
-            "compression", f"Compressing context ({event.reason}, ~{event.tokens:,} tokens)…"
-        )
-
-    @handles(ev.CompressionFinished)
-    async def _show_compression_finished(self, event: ev.CompressionFinished) -> None:
-        if not self.turn_running:  # a /compress outside a turn: nothing is running any more
-            self.main.status_bar.state = "idle"
-        if event.aborted:
-            return
-        fallback = " — fallback summary" if event.fallback_used else ""
-        how = "compacted in place" if event.in_place else "compressed"
-        self.main.conversation.add_notice(
-            "compression",
-            f"Context {how}: {event.before} → {event.after} messages, "
-            f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens{fallback}",
-        )
-        if event.in_place:  # no child session: the same one, its replaced rows kept (F4 shows them)
-            self.main.conversation.add_notice(
-                "compression", "Same session; the replaced messages are kept and searchable — F4 shows them"
-            )
-            self.refresh_in_background(self.sync_lineage, event.session_id)
-
-    @handles(ev.TitleChanged)
-    async def _show_title_changed(self, event: ev.TitleChanged) -> None:
-        self._show_session(event.session_id)
-        self.lineage_sync.retitle(event.session_id, event.title)
-
-    @handles(ev.SessionRotated)
-    async def _show_session_rotated(self, event: ev.SessionRotated) -> None:
-        self._show_session(event.new, event.title)
-        if event.reason == "compression":
-            self.main.conversation.add_notice("rotation", f"Continued in child session {event.new}")
-        self.refresh_in_background(self.sync_lineage, event.old, event.new)
-        self.refresh_in_background(self._show_goal_of_session)
-
-    def _show_session(self, session_id: str, title: str | None = None) -> None:
-        """The status bar names the live session as the Sessions tree does: its title (the agent's own,
-        never a stale event's), else its first user message."""
-        preview = ""
-        if self.agent is not None and session_id == self.agent.session_id:
-            title = self.agent.session.title
-            preview = session_preview(self.agent.messages)
-        self.main.status_bar.set_session(session_id, title, preview)
-
-    @handles(ev.QueueChanged)
-    async def _show_queue(self, event: ev.QueueChanged) -> None:
-        self.main.queue_line.show(event.queued, event.steers, event.stop_requested)
-
-    @handles(ev.GoalChanged)
-    async def _show_goal(self, event: ev.GoalChanged) -> None:
-        if self.agent is not None and event.session_id != self.agent.session_id:
-            return
-        self.main.status_bar.goal = goal_badge(event.goal, event.status, event.turns_used, event.max_turns)
-
-    async def _show_goal_of_session(self) -> None:
-        if self.agent is None:
-            return
-        state = await self.agent.goals.load()
-        if not self.screen_stack:  # the app closed while state.db answered
-            return
-        self.main.status_bar.goal = (
-            goal_badge(state.goal, state.status, state.turns_used, state.max_turns) if state else ""
-        )
-
-    @handles(ev.ReviewEntry)
-    async def _show_review_entry(self, event: ev.ReviewEntry) -> None:
-        self.main.review_log.add_entry(event.kind, event.text, detail=event.detail, key=event.run_key)
-        if event.run_key:  # a self-review run ended: its leaf joins the Sessions tree
-            await self.refresh_lineage()
-
-    @handles(ev.CheckpointTaken)
-    async def _show_checkpoint(self, event: ev.CheckpointTaken) -> None:
-        left_out = f", {event.left_out} over the size cap left out" if event.left_out else ""
-        self.main.review_log.add_entry(
-            "info",
-            f"Checkpoint {event.number} before turn #{event.turn}'s file changes ({event.files} files{left_out},"
-            f" {event.duration_s * 1000:.0f} ms) — /rollback {event.number} restores it",
-        )
-
-    @handles(ev.FilesRestored)
-    async def _show_files_restored(self, event: ev.FilesRestored) -> None:
-        self.main.review_log.add_entry(
-            "info",
-            f"Files restored to checkpoint {event.number}: {event.changed} set back, {event.removed} removed,"
-            f" {event.recreated} back — /rollback {event.undo_number} undoes it",
-        )
-
-    async def _load_review_history(self) -> None:
-        """Earlier self-review runs, so the Review log survives a restart."""
-        from datetime import datetime
-
-        assert self.agent is not None
-        for record in await self.agent.review_history():
-            if not record.summary:
-                continue
-            kind = "memory" if any("Memory" in a or "profile" in a for a in record.actions) else "skill"
-            when = datetime.fromtimestamp(record.finished_at or record.started_at)
-            self.main.review_log.add_entry(kind, record.summary, detail=record.diff, key=record.key, time=when)
-
-    async def on_review_log_detail_requested(self, message: ReviewLog.DetailRequested) -> None:
-        from hermes_tui.screens.review_diff import ReviewDiffScreen
-
-        self.push_screen(ReviewDiffScreen(message.entry.text, message.entry.detail))
-
-    async def _open_review_run(self, key: str) -> None:
-        from hermes_tui.screens.review_diff import ReviewDiffScreen
-
-        assert self.agent is not None
-        record = next((r for r in await self.agent.review_history() if r.key == key), None)
-        if record is not None:
-            summary = record.summary or ("Review failed: " + record.error if record.error else "Nothing to save.")
-            self.push_screen(ReviewDiffScreen(summary, record.diff))
-
-    def action_open_learning(self) -> None:
-        """F2, /memory, /skills: the Memory & Skills screen."""
-        from hermes_tui.screens.learning import LearningScreen
-
-        if self.agent is not None:
-            self.push_screen(LearningScreen(self.agent.memory, self.agent.skills))
-
-    @handles(ev.Warning)
-    async def _show_warning(self, event: ev.Warning) -> None:
-        self.main.conversation.add_notice("warning", event.text)
-
-    @handles(ev.ProviderSwitched)
-    async def _show_provider_switched(self, event: ev.ProviderSwitched) -> None:
-        self.main.status_bar.set_provider(event.provider, event.model)
-
-    @handles(ev.Status)
-    async def _show_status(self, event: ev.Status) -> None:
-        self.main.status_bar.state = event.text
-
-    @handles(ev.HistoryReplaced)
-    async def _show_history_replaced(self, event: ev.HistoryReplaced) -> None:
-        conversation = self.main.conversation
-        if len(event.messages) < LONG_HISTORY:
-            conversation.load_history(event.messages)
-            self._history_shown(event)
-            return
-        # Converting 10,000 messages takes 30-45 ms (longer in a thread, sharing the interpreter):
-        # a worker waits for it, and the core events after this one wait with it.
-        self._held_events = []
-        loading = conversation.load_history(event.messages, in_thread=True)
-        # a description of our own: Textual's default is repr(work), here the whole history (~10 ms)
-        work = functools.partial(self._show_long_history, loading, event)
-        self.run_worker(work, group="history", description="show a long history")
-
-    async def _show_long_history(self, loading: AwaitComplete, event: ev.HistoryReplaced) -> None:
-        await loading
-        if not self.screen_stack or self._agent_closed:  # the app is closing: nothing is shown any more
-            self._held_events = None
-            return
-        self._history_shown(event)
-        await self._release_held_events()
-
-    def _history_shown(self, event: ev.HistoryReplaced) -> None:
-        self._show_session(event.session_id)
-        self.reveal_pending(event.messages)  # a search hit waiting for this history
-        if event.reason == "resume" and self.db is not None:
-            self.refresh_in_background(self._note_compactions, event.session_id)
-
-    async def _note_compactions(self, session_id: str) -> None:
-        """A resumed session that was compacted in place says so (the summary above stands for them)."""
-        if self.db is None:
-            return
-        replaced = await self.db.count_compacted(session_id)
-        if replaced and self.screen_stack and self.agent is not None and self.agent.session_id == session_id:
-            times = await self.db.compaction_count(session_id)
-            self.main.conversation.add_notice(
-                "compression",
-                f"Compacted in place {times}× — {replaced} earlier messages are kept in the record; F4 shows them",
-            )
-
-    @handles(ev.TurnFinished)
-    async def _show_turn_finished(self, event: ev.TurnFinished) -> None:
-        stopped = event.exit_reason == "stopped"
-        self.main.status_bar.state = "interrupted" if event.interrupted else "stopped" if stopped else "idle"
-        self._show_session(event.session_id)
-        if event.failed and event.error:
-            self.main.conversation.add_notice("warning", event.error)
-        self.refresh_in_background(self.sync_lineage)
-
-    # ------------------------------------------------------------------ input
-
-    @staticmethod
-    def _active(worker: Worker[Any] | None) -> bool:
-        return worker is not None and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
-
-    @property
-    def turn_running(self) -> bool:
-        return self._active(self.turn_worker)
-
-    @property
-    def command_running(self) -> bool:
-        return self._active(self.command_worker)
-
-    @property
-    def busy(self) -> bool:
-        return self.turn_running or self.command_running
+    # ------------------------------------------------------------------ what the panes ask for
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        text = message.text.strip()
-        if not text:
-            return
-        if self.agent is None:
-            await self.ready.wait()
-        from hermes_tui.core.commands import is_command, runs_while_busy
+        await self.turns.submit(message.text, other_mode=message.other_mode)
 
-        if self.busy:
-            if runs_while_busy(text):  # /steer, /queue, /stop, /status …: at once, beside the turn
-                self.run_worker(self._run_command(text, beside=True), group="busy-command")
-                return
-            busy = "A turn" if self.turn_running else "A command"
-            self.notify(f"{busy} is running {BUSY_HINT}", severity="warning")
-            self.main.prompt.set_text(text)
-            return
-        if is_command(text):
-            self.command_worker = self.run_worker(self._run_command(text), group="command", exclusive=True)
-        else:
-            self._start_turn(text)
+    def on_queue_line_edit_requested(self, message: QueueLine.EditRequested) -> None:
+        self.turns.take_queued(message.position, edit=True)
 
-    def _start_turn(self, text: str) -> None:
-        assert self.agent is not None  # input waits for `ready`
-        self.main.conversation.add_user(text)
-        self.main.status_bar.state = "thinking"
-        self.turn_worker = self.run_worker(self._run_turns(text), group="turn", exclusive=True)
-
-    async def _run_turns(self, text: str) -> TurnResult | None:
-        """Run `text`, then whatever the agent says comes next (queued messages, the goal's continuation)."""
-        assert self.agent is not None
-        result = None
-        next_text: str | None = text
-        while next_text is not None:
-            result = await self.agent.run_conversation(next_text)
-            next_text = await self.agent.next_turn(result)
-            if next_text is not None:
-                self.main.conversation.add_user(next_text)
-                self.main.status_bar.state = "thinking"
-        return result
-
-    async def _run_command(self, text: str, *, beside: bool = False) -> None:
-        """Run a command; `beside` = it runs next to a running turn or command (a while-busy command)."""
-        from hermes_tui.core.commands import run_command
-
-        assert self.agent is not None  # input waits for `ready`
-        await self._show_result(await run_command(self.agent, text, interactive=True), beside=beside)
-
-    async def _show_result(self, result: CommandResult, *, beside: bool = False) -> None:
-        assert self.agent is not None
-        convo = self.main.conversation
-        if result.quit:
-            self.call_later(self.action_quit)  # exit from the app's own loop, not from this worker
-            return
-        if result.clear_conversation:
-            await convo.clear()
-        from hermes_tui.core.commands import OpenLearning, ShowHelp
-
-        if isinstance(result.intent, ShowHelp):
-            self.push_screen(HelpScreen())
-        elif isinstance(result.intent, OpenLearning):
-            self.action_open_learning()
-        elif result.intent is not None:
-            self.open_command_screen(result.intent)
-        elif result.confirm is not None:
-            self.push_screen(CompressPreviewScreen(result.confirm.preview), callback=self._confirmed(result))
-        elif result.output:
-            convo.add_notice("warning" if result.error else "info", result.output)
-        if result.prefill is not None:
-            self.main.prompt.set_text(result.prefill)
-        if result.send:
-            if beside or self.turn_running:  # it ran beside a turn or a command: its message waits its turn
-                self.agent.steering.enqueue(result.send)
-            else:
-                self.call_later(self._start_turn, result.send)  # after this command's worker ends
-        elif not self.turn_running:
-            self.call_later(self._send_queued)
-        await self.sync_lineage()
-
-    def _confirmed(self, result: CommandResult) -> Callable[[bool | None], None]:
-        confirmation = result.confirm
-        assert confirmation is not None
-
-        def done(agreed: bool | None) -> None:
-            if not agreed:
-                self.main.conversation.add_notice("info", "Compression cancelled — nothing changed.")
-                return
-
-            async def apply() -> None:
-                await self._show_result(await confirmation.apply())
-
-            self.command_worker = self.run_worker(apply(), group="command", exclusive=True)
-
-        return done
-
-    def _send_queued(self) -> None:
-        """Messages queued while a command ran go out once nothing runs."""
-        if self.agent is None or self.busy:
-            return
-        queued = self.agent.steering.take_next()
-        if queued is not None:
-            self._start_turn(queued)
+    def on_queue_line_drop_requested(self, message: QueueLine.DropRequested) -> None:
+        self.turns.take_queued(message.position, edit=False)
 
     async def on_lineage_tree_session_chosen(self, message: LineageTree.SessionChosen) -> None:
-        if self.agent is None or message.session_id == self.agent.session_id:
-            return
-        if message.session_id.startswith("review:"):  # a self-review leaf: show what it changed
-            await self._open_review_run(message.session_id)
-            return
-        if self.turn_running or self.command_running:
-            self.notify("Busy — press Ctrl-C to interrupt first, then choose the session again.", severity="warning")
-            return
-        command = f"/resume {message.session_id}"
-        self.command_worker = self.run_worker(self._run_command(command), group="command", exclusive=True)
+        await self.navigation.session_chosen(message.session_id)
 
-    async def _approve(self, request: ApprovalRequest) -> bool:
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+    def on_lineage_tree_action_requested(self, message: LineageTree.ActionRequested) -> None:
+        message.stop()
+        self.tree_actions.act(message.action, message.session_id)
 
-        def done(result: bool | None) -> None:
-            if not future.done():
-                future.set_result(bool(result))
+    def on_message_action_requested(self, message: MessageActionRequested) -> None:
+        message.stop()
+        self.message_actions.act(message.action, message.item)
 
-        screen = ApprovalScreen(request.tool, request.command, request.cwd, tuple(request.reasons))
-        self.push_screen(screen, callback=done)
-        try:
-            return await future
-        except asyncio.CancelledError:
-            if screen.is_attached:
-                screen.dismiss(False)
-            raise
+    def on_review_log_detail_requested(self, message: ReviewLog.DetailRequested) -> None:
+        self.navigation.open_review_detail(message.entry)
+
+    def action_open_search(self, query: str = "") -> None:
+        self.navigation.open_search(query)
+
+    async def action_compare_sessions(self) -> None:
+        await self.navigation.compare_sessions()
+
+    async def action_inspect_compression(self) -> None:
+        await self.navigation.inspect_compression()
+
+    def action_open_context(self) -> None:
+        """F7, Enter or a click on the gauge: what fills the context."""
+        self.navigation.open_context()
+
+    def action_open_learning(self) -> None:
+        self.navigation.open_learning()
+
+    def open_session(self, session_id: str) -> None:
+        """The palette's session jump."""
+        self.navigation.open_session(session_id)
+
+    def action_cycle_permission_mode(self) -> None:
+        """Shift+Tab in the prompt: the next permission mode."""
+        self.permissions.cycle()
+
+    def on_main_screen_rewind_requested(self, message: MainScreen.RewindRequested) -> None:
+        """F6 / Esc Esc: the rewind picker — but Esc Esc while a turn runs interrupts it, as Ctrl-C does."""
+        if message.by_escape and self.turns.interrupt():
+            return
+        self.rewind_flow.open(by_escape=message.by_escape)
+
+    # ------------------------------------------------------------------ notices
+
+    def on_notify(self, message: Notify) -> None:
+        """One toast at a time: a new notice replaces the one on show (Textual's own would stack).
+        Runs just before Textual's handler adds the new one, on the app's thread, in arrival order."""
+        self.clear_notifications()
+
+    # ------------------------------------------------------------------ keys and looks
+
+    def _apply_keymap(self, keymap: dict[str, str]) -> None:
+        """Use the `[keymap]` table (the CLI refused a bad one; here bad entries are skipped, said once)."""
+        problems = keymap_problems(keymap)
+        self.applied_keymap = usable_keymap(keymap)
+        self.set_keymap(self.applied_keymap)
+        if problems:
+            self.notify(problems[0], severity="warning")
+
+    def _restore_theme(self, home_root: Path) -> None:
+        """The theme chosen last time (if Textual still has it); every later choice is saved."""
+        theme = saved_theme(home_root)
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, lambda chosen: self._remember_theme(home_root, chosen))
+
+    def _remember_theme(self, home_root: Path, theme: Theme) -> None:
+        error = save_theme(home_root, theme.name)
+        if error:
+            self.notify(error, severity="warning")
 
     # ------------------------------------------------------------------ actions
 
@@ -697,12 +341,9 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             prompt.value = ""
             self._last_ctrl_c = 0.0
             return
-        for worker in (self.turn_worker, self.command_worker):
-            if self._active(worker) and worker is not None:
-                worker.cancel()
-                self.main.status_bar.state = "interrupting"
-                self._last_ctrl_c = 0.0
-                return
+        if self.turns.interrupt():
+            self._last_ctrl_c = 0.0
+            return
         now = time.monotonic()
         if now - self._last_ctrl_c <= QUIT_WINDOW_S:
             await self.action_quit()
@@ -734,12 +375,9 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
         if self._agent_closed:
             return
         self._agent_closed = True
-        if self.turn_running and self.turn_worker is not None:
-            self.turn_worker.cancel()
-            try:
-                await asyncio.wait_for(self.turn_worker.wait(), 5)
-            except Exception:
-                pass
+        self.presenter.close()
+        self.sessions_tree.close()
+        await self.turns.end_turn(timeout=5)
         if self.agent is not None:
             await self.agent.close(end_reason)
         if self.db is not None:
@@ -766,6 +404,8 @@ class HermesApp(MessageActionsMixin, NavigationMixin, TreeActionsMixin, App[int]
             # By the first callback the screen knows, so the second one waits for that frame.
             handled = self._inputs_handled
             self.call_after_refresh(self.call_after_refresh, self._collect_after_echo, handled)
+
+    on_text_area_changed = on_input_changed  # the prompt is a TextArea
 
     def _collect_after_echo(self, handled: int) -> None:
         # A moment later: a key the driver's thread sent while the frame was drawn reaches

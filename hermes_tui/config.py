@@ -137,6 +137,15 @@ class ToolsSettings:
 
 
 @dataclass
+class DisplaySettings:
+    # What Enter does with text typed while a turn runs (Hermes's display.busy_input_mode):
+    # queue (sent as its own turn when the turn ends), steer (read by the model after its next
+    # tool call) or interrupt (the turn stops and the text goes out next). Alt+Enter does the other
+    # of queue and steer.
+    busy_input_mode: str = "queue"
+
+
+@dataclass
 class SecuritySettings:
     # Mask secrets (API keys, tokens, passwords, private keys) in everything written or exported:
     # state.db rows and records, titles, /save and `export` files, headless output. False = verbatim.
@@ -201,6 +210,7 @@ class Settings:
     sessions: SessionsSettings = field(default_factory=SessionsSettings)
     prompt_caching: PromptCachingSettings = field(default_factory=PromptCachingSettings)
     tools: ToolsSettings = field(default_factory=ToolsSettings)
+    display: DisplaySettings = field(default_factory=DisplaySettings)
     timeouts: TimeoutsSettings = field(default_factory=TimeoutsSettings)
     security: SecuritySettings = field(default_factory=SecuritySettings)
     checkpoints: CheckpointsSettings = field(default_factory=CheckpointsSettings)
@@ -355,6 +365,7 @@ NUMBER_RULES.update(CHECKPOINT_NUMBER_RULES)
 _CHOICES: dict[str, tuple[str, ...]] = {
     "prompt_caching.cache_ttl": ("5m", "1h"),
     "tools.permission_mode": ("ask", "accept_edits", "read_only", "yolo"),
+    "display.busy_input_mode": ("queue", "steer", "interrupt"),
 }
 _URL_SETTINGS = ("model.base_url", "auxiliary.compression.base_url")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

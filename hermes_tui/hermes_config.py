@@ -87,6 +87,7 @@ _SIMPLE: dict[str, tuple[str, str]] = {
     "sessions.min_interval_hours": ("sessions.min_interval_hours", "int"),
     "prompt_caching.cache_ttl": ("prompt_caching.cache_ttl", "str"),
     "security.redact_secrets": ("security.redact_secrets", "bool"),
+    "display.busy_input_mode": ("display.busy_input_mode", "word"),
 }
 
 # Hermes's provider aliases (hermes_cli/auth.py) for the providers we can serve.
@@ -332,6 +333,8 @@ def _coerce(value: Any, kind: str) -> Any:
         return number if kind == "float" else value
     if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if kind == "word" and isinstance(value, str):  # a choice, read as Hermes does ("Steer " is "steer")
+        return value.strip().lower()
     return value
 
 

@@ -1,7 +1,7 @@
 """Key remapping by binding id: the `[keymap]` table of config.toml, checked before the app starts.
 
     [keymap]
-    search = "ctrl+f,f6"       # binding id = one key, or several separated by commas
+    search = "ctrl+f,f8"       # binding id = one key, or several separated by commas
     toggle-side-panel = "f9"
 
 Every binding that can be remapped has an id (`known_bindings()` lists them with where they
@@ -44,10 +44,12 @@ def _bindable_owners() -> list[type]:
     from hermes_tui.screens.approval import ApprovalScreen
     from hermes_tui.screens.compare import CompareScreen
     from hermes_tui.screens.compression_inspector import CompressionInspectorScreen
+    from hermes_tui.screens.diff import DiffScreen
     from hermes_tui.screens.help import HelpScreen
     from hermes_tui.screens.learning import LearningScreen
     from hermes_tui.screens.main import MainScreen
     from hermes_tui.screens.review_diff import ReviewDiffScreen
+    from hermes_tui.screens.rewind import RewindScreen
     from hermes_tui.screens.search import SearchScreen
     from hermes_tui.screens.session_picker import SessionPickerScreen
     from hermes_tui.widgets.conversation import ConversationView
@@ -64,6 +66,8 @@ def _bindable_owners() -> list[type]:
         CompressionInspectorScreen,
         LearningScreen,
         ReviewDiffScreen,
+        RewindScreen,
+        DiffScreen,
         HelpScreen,
         ApprovalScreen,
         PromptInput,
@@ -101,14 +105,15 @@ def _all_bindings_of(place: str) -> list[Binding]:
 
 
 def _prompt_bindings() -> list[Binding]:
-    """Every key the prompt answers to while it has focus, Textual's own Input keys included."""
-    from hermes_tui.widgets.prompt_input import PromptInput
+    """Every key the prompt answers to while it has focus, Textual's own TextArea keys included (not
+    those it passes on to the app)."""
+    from hermes_tui.widgets.prompt_input import PASSED_KEYS, PromptInput
 
     by_key: dict[str, Binding] = {}
     for cls in reversed(PromptInput.__mro__):
         for binding in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])):
             by_key[binding.key] = binding
-    return list(by_key.values())
+    return [binding for key, binding in by_key.items() if key not in PASSED_KEYS]
 
 
 def key_problem(key: str) -> str:

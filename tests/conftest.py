@@ -26,7 +26,7 @@ HERMES_HOME_V21 = Path(__file__).resolve().parent / "fixtures" / "hermes_home_v2
 
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test sees the developer's keys, home folder or provider settings."""
+    """No test sees the developer's keys, home folder, editor or provider settings."""
     for var in (
         "ANTHROPIC_API_KEY",
         "OPENAI_API_KEY",
@@ -42,6 +42,8 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
         "CUSTOM_BASE_URL",
     ):
         monkeypatch.delenv(var, raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", "true")  # /edit and Ctrl+E never open a real editor; the text comes back as it was
     monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
     monkeypatch.setenv("HERMES_TUI_DEMO_DELAY", "0")
 

@@ -207,6 +207,25 @@ def test_store_imports_nothing_above_it() -> None:
     assert not offending, "the store must import nothing of hermes_tui outside itself:\n" + "\n".join(offending)
 
 
+def test_the_ui_layers_import_only_downwards() -> None:
+    # app.py -> ui/ (the App's parts) -> screens/ -> widgets/: a widget never opens a screen itself (it
+    # posts a message the screen answers), and no part of the App imports the App.
+    above = {
+        "hermes_tui.widgets": ("hermes_tui.screens", "hermes_tui.ui", "hermes_tui.app"),
+        "hermes_tui.screens": ("hermes_tui.ui", "hermes_tui.app"),
+        "hermes_tui.ui": ("hermes_tui.app",),
+    }
+    graph = hermes_graph()
+    offending = [
+        line
+        for layer, higher in above.items()
+        for line in imports_matching(
+            graph, layer, lambda target, higher=higher: any(_is_within(target, h) for h in higher)
+        )
+    ]
+    assert not offending, "an import points up the UI's layers:\n" + "\n".join(offending)
+
+
 # --------------------------------------------------------------------------- the checker itself
 
 

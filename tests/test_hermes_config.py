@@ -87,6 +87,16 @@ def test_in_place_follows_hermes_in_a_hermes_home(tmp_path: Path, yaml: str, exp
     assert load_settings(home_with(tmp_path, yaml), env={}).compression.in_place is expected
 
 
+def test_busy_input_mode_is_read_from_display_as_hermes_spells_it(tmp_path: Path) -> None:
+    assert load_settings(home_with(tmp_path, "model:\n  default: m\n"), env={}).display.busy_input_mode == "queue"
+    settings = load_settings(home_with(tmp_path, "display:\n  busy_input_mode: ' Steer'\n"), env={})
+    assert settings.display.busy_input_mode == "steer"
+    with pytest.raises(ConfigError) as caught:
+        load_settings(home_with(tmp_path, "display:\n  busy_input_mode: shout\n"), env={})
+    message = str(caught.value)
+    assert "config.yaml" in message and "busy_input_mode" in message and '"queue" or "steer" or "interrupt"' in message
+
+
 def test_order_is_flags_env_toml_yaml_defaults(tmp_path: Path) -> None:
     yaml = "model:\n  default: from-yaml\n  provider: anthropic\ncompression:\n  threshold: 0.6\n  protect_last_n: 11\n"
     home = home_with(tmp_path, yaml, env="ANTHROPIC_API_KEY=sk-ant-dotenv\n", toml='[model]\nname = "from-toml"\n')

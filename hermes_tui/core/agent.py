@@ -27,7 +27,7 @@ import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hermes_tui.config import ConfigError, Home, Settings, load_settings
 from hermes_tui.core import events as ev
@@ -424,11 +424,32 @@ class Agent:
     # ------------------------------------------------------------------ turns
 
     async def run_conversation(self, user_message: str) -> TurnResult:
-        """Run one user turn to completion, interruption or failure; persist what happened."""
+        """Run one user turn to completion, interruption or failure; persist what happened.
+
+        The message the model reads has the prompt's @-mentions attached (`core.mentions.attach`)."""
         async with self._turn_lock:
             self._restore_primary()
             self.refresh_tools()
-            return await TurnRunner(self._turn_deps(), user_message).run()
+            content = await self._attach_mentions(user_message)
+            return await TurnRunner(self._turn_deps(), user_message, content=content).run()
+
+    async def _attach_mentions(self, text: str) -> str | list[dict[str, Any]]:
+        """`text` with the files and sessions it @-mentions attached; what was and was not is said."""
+        from hermes_tui.core.mentions.attach import MentionContext, expand_mentions
+
+        route = self.chain.active
+        vision = not route.choice.is_demo and "strip_images" not in route.quirks
+        context = MentionContext(cwd=self.cwd, home=self.home.root, db=self.db, vision=vision)
+        try:
+            expansion = await expand_mentions(text, context)
+        except Exception as exc:  # a bug here must not lose the turn: the prompt goes as typed
+            self.events.warn(f"@-mentions not attached ({type(exc).__name__}: {exc}); the prompt is sent as typed.")
+            return text
+        if expansion.attached:
+            self.events.review("info", "Attached " + ", ".join(expansion.attached))
+        for note in expansion.notes:
+            self.events.warn(note)
+        return expansion.content
 
     def _restore_primary(self) -> None:
         """A fallback lasts one turn: the next turn starts on the primary again (reference §6.0 step 1)."""

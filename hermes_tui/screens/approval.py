@@ -9,17 +9,24 @@ command is shown exactly: every control and format character in it (a carriage r
 erase-line or cursor-move sequence, a bidi override) appears as its escape, and when there is
 any, a flag line says so — the prompt can never show `ls -la` while approving something else.
 
-Keys: y allows, n / Esc deny, the two buttons do the same. When nothing is flagged Allow has the
-focus and Enter allows, as before; when anything is (a reason, a flagged span, a hidden
-character) the command has the focus (↑↓ PgUp PgDn Home End scroll it) and Enter there does
-nothing, so a stray Enter never approves a risky command (Tab reaches the buttons). The result
-is a plain bool, so the app can hand it straight back to the core's approver callback.
+A file change that needs approval (`ApprovalRequest.change`) also shows the diff it would make,
+coloured, in a `DiffView` under the command (only the rows on screen are drawn, so a 5,000-line
+diff opens at once); the diff then has the focus, so the arrows read it first.
+
+Keys: y allows, n / Esc deny, the buttons do the same. When the request offers it
+(`session_scope`: "this exact command", "changing this file"), s allows for the rest of the
+session — the core then never asks about that exact command or file again. When nothing is
+flagged Allow has the focus and Enter allows, as before; when anything is (a reason, a flagged
+span, a hidden character) the command has the focus (↑↓ PgUp PgDn Home End scroll it) and Enter
+there does nothing, so a stray Enter never approves a risky command (Tab reaches the buttons).
+The result is what the core's approver callback takes: True (allow once), False (deny) or
+`ApprovalAnswer.SESSION`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -28,8 +35,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from hermes_tui.core.tools.danger import Risk, find_risks
+from hermes_tui.core.tools.permissions import ApprovalAnswer
 from hermes_tui.text_safety import approval_view, visible
 from hermes_tui.widgets.command_listing import CommandListing, FlaggedLine
+from hermes_tui.widgets.diff_rows import change_rows
+from hermes_tui.widgets.diff_view import DiffView
+
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.file_diff import FileChange
 
 TERMINAL_TOOL = "terminal"
 OUT_OF_VIEW_NAMED = 3  # flagged lines out of view the top warning names; the rest are counted
@@ -55,26 +68,39 @@ def out_of_view_warning(flagged: Sequence[FlaggedLine], top: int, bottom: int) -
     return "\n".join(parts)
 
 
-class ApprovalScreen(ModalScreen[bool]):
-    """Allow or deny one tool call."""
+class ApprovalScreen(ModalScreen[bool | ApprovalAnswer]):
+    """Allow or deny one tool call (or allow it for the rest of the session)."""
 
     AUTO_FOCUS = "#approval-allow"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "allow", "Allow", id="approval-allow"),
         Binding("enter", "allow_unflagged", "Allow, when nothing is flagged", show=False),
+        Binding("s", "allow_session", "Allow for the rest of the session", id="approval-session"),
         Binding("n", "deny", "Deny", id="approval-deny"),
         Binding("escape", "deny", "Deny", show=False),
     ]
 
     def __init__(
-        self, tool: str, command: str, cwd: str, reasons: Iterable[str], risks: Iterable[Risk] | None = None
+        self,
+        tool: str,
+        command: str,
+        cwd: str,
+        reasons: Iterable[str],
+        risks: Iterable[Risk] | None = None,
+        *,
+        change: FileChange | None = None,
+        session_scope: str = "",
     ) -> None:
-        """`risks` are the flagged spans of `command`; by default the risk check's, for the terminal tool."""
+        """`risks` are the flagged spans of `command`; by default the risk check's, for the terminal tool.
+        `change` is the diff a file change would make; `session_scope` names what s would allow for
+        the session ("" = s is not offered)."""
         super().__init__()
         self.tool = tool
         self.command = command
         self.cwd = cwd
         self.reasons = tuple(reasons)
+        self.change = change
+        self.session_scope = session_scope
         if risks is None:
             risks = find_risks(command) if tool == TERMINAL_TOOL else ()
         self.risks = tuple(risks)
@@ -83,9 +109,14 @@ class ApprovalScreen(ModalScreen[bool]):
         if self.flagged:
             self.AUTO_FOCUS = "#approval-command-box"  # reading it comes first: arrows scroll it at once
         self.listing = CommandListing(self.command_view, self.risks, id="approval-command")
+        self.diff: DiffView | None = None
+        if change is not None:
+            self.diff = DiffView(list(change_rows(change)), id="approval-diff")
+            self.AUTO_FOCUS = "#approval-diff"  # what the file would become is what there is to read
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="approval-dialog", classes="-long" if self._long() else "") as dialog:
+        classes = " ".join(name for name, on in (("-long", self._long()), ("-with-diff", self.diff is not None)) if on)
+        with Vertical(id="approval-dialog", classes=classes) as dialog:
             dialog.border_title = "Approval needed"
             yield Label(f"The agent wants to run [b]{self._escape(visible(self.tool))}[/b]:", id="approval-tool")
             yield Static("", markup=False, id="approval-out-of-view")
@@ -97,9 +128,20 @@ class ApprovalScreen(ModalScreen[bool]):
                 yield Static(f"⚠ {self.command_view.warning()}", markup=False, id="approval-hidden")
             if self.reasons:
                 yield Static(self._reasons_text(), markup=False, id="approval-reasons")
+            if self.diff is not None:
+                yield Static("The change it would make:", markup=False, id="approval-diff-title")
+                yield self.diff
             with Horizontal(id="approval-buttons"):
                 yield Button("Allow (y)", variant="success", id="approval-allow")
+                if self.session_scope:
+                    yield Button("Allow for session (s)", variant="primary", id="approval-session")
                 yield Button("Deny (n)", variant="error", id="approval-deny")
+            if self.session_scope:
+                yield Static(
+                    f"s: allow {visible(self.session_scope)} for the rest of the session",
+                    markup=False,
+                    id="approval-session-hint",
+                )
 
     def on_mount(self) -> None:
         box = self.query_one("#approval-command-box", VerticalScroll)
@@ -110,7 +152,9 @@ class ApprovalScreen(ModalScreen[bool]):
         self.call_after_refresh(self._show_out_of_view)
 
     def _long(self) -> bool:
-        """A command too long for a small box: the dialog takes most of the screen and the command the rest of it."""
+        """A command too long for a small box, or a diff to read: the dialog takes most of the screen."""
+        if self.change is not None:
+            return True
         return self.listing.line_count > LONG_LINES or len(self.command_view.text) > LONG_CHARACTERS
 
     @staticmethod
@@ -153,12 +197,21 @@ class ApprovalScreen(ModalScreen[bool]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
+        if event.button.id == "approval-session":
+            self.action_allow_session()
+            return
         self.dismiss(event.button.id == "approval-allow")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "allow_unflagged":
             return not self.flagged
+        if action == "allow_session":
+            return bool(self.session_scope)
         return True
+
+    def action_allow_session(self) -> None:
+        if self.session_scope:
+            self.dismiss(ApprovalAnswer.SESSION)
 
     def action_allow(self) -> None:
         self.dismiss(True)

@@ -2,9 +2,9 @@
 
 Shows, from `core.compression_inspect` (loaded in a worker): the two sessions, the reason and the
 focus topic, tokens before and after, whether the fallback summary was used, the messages the
-summary replaced (read from the parent, which keeps them) and the summary itself. Enter on a
-summarised message shows it in full; r re-injects it: the screen is dismissed with a quoted user
-note the app sends through the normal turn path. Esc closes. All message text is untrusted:
+summary replaced (read from the parent, which keeps them), the pinned ones it kept verbatim, and the
+summary itself. Enter on a summarised message shows it in full; r re-injects it: the screen is
+dismissed with a quoted user note the app sends through the normal turn path. Esc closes. All message text is untrusted:
 sanitised, never markup.
 """
 
@@ -76,6 +76,11 @@ def facts_text(details: CompressionDetails) -> Text:
             text.append(f" ({visible(details.summary_error)})", "red")
     else:
         text.append("no")
+    if details.pinned:  # pinned messages in the middle stayed as they were
+        text.append(f"\n📌 Kept verbatim (pinned): {len(details.pinned)}", "bold")
+        for message in details.pinned:
+            text.append("\n  ")
+            text.append_text(message_prompt(message))
     return text
 
 

@@ -24,10 +24,14 @@ from textual.widgets import Static
 
 from hermes_tui.keymap import KeySection, key_label, key_sections
 from hermes_tui.screens.approval import ApprovalScreen
+from hermes_tui.screens.context import ContextScreen
+from hermes_tui.screens.rewind import RewindScreen
 from hermes_tui.slash_commands import SlashCommand, slash_commands
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
+from hermes_tui.widgets.queue_line import QueueLine
+from hermes_tui.widgets.token_gauge import TokenGauge
 from hermes_tui.widgets.tool_card import ToolCard
 
 SECTION_STYLE = "bold"
@@ -45,9 +49,13 @@ def _table(first_column_width: int = 0) -> Table:
 
 KEY_PLACES: tuple[tuple[str, type], ...] = (
     ("In the prompt", PromptInput),
+    ("On the queue line (Tab from the prompt while messages wait)", QueueLine),
     ("In the conversation", ConversationView),
     ("On a tool card", ToolCard),
     ("In Sessions", LineageTree),
+    ("On the context gauge", TokenGauge),
+    ("On the context screen (F7, /context)", ContextScreen),
+    ("In the rewind picker (F6)", RewindScreen),
     ("When a command needs approval", ApprovalScreen),
 )
 """Where keys work besides "Anywhere", in the order the help lists them."""

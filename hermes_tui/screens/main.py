@@ -1,18 +1,24 @@
 """`MainScreen`: the conversation, the prompt, and the side panel (sessions, context, review log).
 
-Layout: a status bar on top; "Conversation" (large, left) with the prompt under it (and, under the
-prompt, a line with what waits for the running agent: queued messages, /steer, /stop); a right column
+Layout: a status bar on top; "Conversation" (large, left) with the prompt under it (between them
+the prompt's completion list while it offers commands, files or sessions; under the prompt, a
+line with what waits for the running agent: queued messages, /steer, /stop); a right column
 with "Sessions" (lineage tree, its filter line and the preview of the highlighted session:
 `SessionsPane`), "Context" (token gauge) and "Review log"; a Footer with the keys.
 The prompt has focus when the screen opens, and again whenever a modal or another screen on top of
 it closes (`_screen_changed`). Ctrl+B hides/shows the side panel (narrow terminals
-start with a slimmer column). Ctrl+P's command palette lists the slash commands here
+start with a slimmer column; below FOLD_BELOW_COLUMNS, 80×24 say, it folds by itself and comes
+back when the terminal grows, unless Ctrl+B was used meanwhile). Ctrl+P's command palette lists the slash commands here
 (`SlashCommandProvider`) and jumps to sessions by title (`SessionJumpProvider`), next to Textual's
 own entries. Ctrl+F searches every session, F3 compares two sessions, F4 inspects a compression
-(the app's actions, `hermes_tui.app_navigation`); F5 puts the message cursor in the conversation
-(branch here, edit and resend, copy: `hermes_tui.message_actions`). The app drives the widgets through the
-typed properties below; the widgets exist from construction, so they can be filled before the
-screen is first composed.
+(the app's actions, `hermes_tui.ui.navigation`); F5 puts the message cursor in the conversation
+(branch here, edit and resend, copy: `hermes_tui.ui.message_actions`). F6, or Esc pressed twice within
+`DOUBLE_ESCAPE_S`, posts `RewindRequested` (the app interrupts a running turn as Ctrl-C does, else
+opens the rewind picker: `hermes_tui.ui.rewind_flow`). A "show all" bar or a long message posts
+`ShowFullText` and a tool card's `a` posts `ShowWholeDiff`: the whole text opens here in
+`FullTextScreen`, the whole diff in `DiffScreen`.
+The app drives the widgets through the typed properties below; the widgets exist from construction, so
+they can be filled before the screen is first composed.
 """
 
 from __future__ import annotations
@@ -23,16 +29,22 @@ from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
 
 from hermes_tui.screens.command_palette import SlashCommandProvider
 from hermes_tui.screens.session_palette import SessionJumpProvider
+from hermes_tui.widgets.completion_menu import CompletionMenu
 from hermes_tui.widgets.conversation import ConversationView
+from hermes_tui.widgets.diff_view import ShowWholeDiff
+from hermes_tui.widgets.first_hint import FirstScreenHint
+from hermes_tui.widgets.hidden_text import ShowFullText
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.prompt_input import PromptInput
 from hermes_tui.widgets.queue_line import QueueLine
@@ -43,12 +55,31 @@ from hermes_tui.widgets.status_bar import StatusBar
 from hermes_tui.widgets.token_gauge import TokenGauge
 
 CURSOR_NOTE = "The message cursor: pick a message to branch here, edit and resend, or copy (Esc: back to the prompt)."
+REWIND_NOTE = (
+    "The rewind picker (F6, or Esc twice within a second when idle): back to before one of your turns —"
+    " its files, the conversation (a branch from just before it), or both."
+)
+CONTEXT_NOTE = (
+    "What fills the context window, by category and by message (also /context, or Enter / a click on the gauge):"
+    " Enter shows a message in the conversation, p pins it so the next compression keeps it verbatim."
+)
+DOUBLE_ESCAPE_S = 1.0
 STYLES_PATH = Path(__file__).resolve().parent.parent / "styles.tcss"
 """The stylesheet every screen and widget here is styled by (the App sets it as its CSS_PATH)."""
 
 
+FOLD_BELOW_COLUMNS = 90  # the conversation and the side panel's narrowest column need this many
+
+
 class MainScreen(Screen[None]):
     """The home screen of hermes-tui."""
+
+    class RewindRequested(Message):
+        """F6 or a double Esc: the user wants the rewind picker (`by_escape` tells which)."""
+
+        def __init__(self, *, by_escape: bool) -> None:
+            super().__init__()
+            self.by_escape = by_escape
 
     AUTO_FOCUS = "PromptInput"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
@@ -65,7 +96,11 @@ class MainScreen(Screen[None]):
         Binding("f3", "app.compare_sessions", "Compare", id="compare"),
         Binding("f4", "app.inspect_compression", "Inspect compression", show=False, id="inspect-compression"),
         Binding("f5", "message_cursor", "Messages", id="message-cursor", tooltip=CURSOR_NOTE),
-        Binding("escape", "focus_prompt", "Back to the prompt", show=False, id="focus-prompt"),
+        Binding("f6", "rewind", "Rewind", show=False, id="rewind", tooltip=REWIND_NOTE),
+        Binding("f7", "app.open_context", "Context", show=False, id="context", tooltip=CONTEXT_NOTE),
+        Binding(
+            "escape", "focus_prompt", "Back to the prompt (twice: interrupt, or rewind)", show=False, id="focus-prompt"
+        ),
         Binding("tab", "app.focus_next", "Next pane", show=False),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),
     ]
@@ -91,6 +126,7 @@ class MainScreen(Screen[None]):
         self._conversation = ConversationView(id="conversation")
         self._conversation.border_title = "Conversation"
         self._prompt = PromptInput(id="prompt")
+        self._completions = CompletionMenu(self._prompt, id="completions")
         self._queue_line = QueueLine(id="queue-line")
         self._lineage = LineageTree(id="lineage", clock=epoch_clock or time.time)
         self._lineage.border_title = "Sessions"
@@ -101,12 +137,19 @@ class MainScreen(Screen[None]):
         self._gauge.border_title = "Context"
         self._review_log = ReviewLog(id="review-log", clock=wall_clock)
         self._review_log.border_title = "Review log"
+        self._first_hint = FirstScreenHint(self.BINDINGS, is_demo=is_demo, id="first-hint")
+        self._first_hint.display = False  # until start-up knows the live session has no messages
+        self._last_escape = 0.0  # when Esc last reached this screen (monotonic), for Esc Esc
+        self._too_narrow = False  # narrower than FOLD_BELOW_COLUMNS at the last resize
+        self.side_panel_auto_folded = False  # the panel was folded by the width, not by Ctrl+B
 
     def compose(self) -> ComposeResult:
         yield self._status_bar
         with Horizontal(id="main-body"):
             with Vertical(id="conversation-column"):
+                yield self._first_hint
                 yield self._conversation
+                yield self._completions
                 yield self._prompt
                 yield self._queue_line
             with Vertical(id="side-panel"):
@@ -157,6 +200,19 @@ class MainScreen(Screen[None]):
     def side_panel_visible(self) -> bool:
         return not self.has_class("-side-hidden")
 
+    @property
+    def first_hint(self) -> FirstScreenHint:
+        return self._first_hint
+
+    def show_first_hint(self, show: bool) -> None:
+        """The first screen's hint: shown while the live session has no messages."""
+        self._first_hint.display = show
+
+    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        """The first message is on its way: the hint goes (a slash command leaves it; the app handles both)."""
+        if not message.text.lstrip().startswith("/"):
+            self.show_first_hint(False)
+
     # ------------------------------------------------------------------ focus after a screen
 
     def on_mount(self) -> None:
@@ -171,11 +227,28 @@ class MainScreen(Screen[None]):
 
     # ------------------------------------------------------------------ actions
 
+    def on_resize(self, event: events.Resize) -> None:
+        """Narrower than FOLD_BELOW_COLUMNS (80×24, say) the side panel folds by itself; it comes back
+        once the terminal is wide enough again — unless Ctrl+B folded or showed it meanwhile."""
+        too_narrow = event.size.width < FOLD_BELOW_COLUMNS
+        if too_narrow == self._too_narrow:
+            return
+        self._too_narrow = too_narrow
+        if too_narrow and self.side_panel_visible:
+            self._show_side_panel(False)
+            self.side_panel_auto_folded = True
+        elif not too_narrow and self.side_panel_auto_folded:
+            self._show_side_panel(True)
+            self.side_panel_auto_folded = False
+
     def action_toggle_side_panel(self) -> None:
         """Hide or show the right column (the conversation takes the whole width when hidden)."""
-        hiding = self.side_panel_visible
-        self.set_class(hiding, "-side-hidden")
-        if hiding and self.focused is not None and self.query_one("#side-panel") in self.focused.ancestors:
+        self.side_panel_auto_folded = False  # the user decides from now on
+        self._show_side_panel(not self.side_panel_visible)
+
+    def _show_side_panel(self, show: bool) -> None:
+        self.set_class(not show, "-side-hidden")
+        if not show and self.focused is not None and self.query_one("#side-panel") in self.focused.ancestors:
             self.prompt.focus()
 
     def action_show_help(self) -> None:
@@ -184,7 +257,31 @@ class MainScreen(Screen[None]):
         self.app.push_screen(HelpScreen())
 
     def action_focus_prompt(self) -> None:
+        """Esc: back to the prompt; a second Esc within DOUBLE_ESCAPE_S asks for the rewind picker."""
+        now = time.monotonic()
+        double = now - self._last_escape <= DOUBLE_ESCAPE_S
+        self._last_escape = 0.0 if double else now
         self.prompt.focus()
+        if double:
+            self.post_message(self.RewindRequested(by_escape=True))
+
+    def action_rewind(self) -> None:
+        """F6: the rewind picker."""
+        self.post_message(self.RewindRequested(by_escape=False))
+
+    def on_show_full_text(self, event: ShowFullText) -> None:
+        """A "show all" bar or a long message in the conversation: the whole text in the viewer."""
+        event.stop()
+        from hermes_tui.screens.full_text import FullTextScreen
+
+        self.app.push_screen(FullTextScreen(event.title, event.text))
+
+    def on_show_whole_diff(self, event: ShowWholeDiff) -> None:
+        """A tool card asked for the whole diff of the files its call changed: the diff viewer."""
+        event.stop()
+        from hermes_tui.screens.diff import DiffScreen
+
+        self.app.push_screen(DiffScreen(event.title, event.changes))
 
     def action_message_cursor(self) -> None:
         """F5: the message cursor in the conversation."""

@@ -1,8 +1,10 @@
-"""`ReviewDiffScreen`: what one self-review changed — MEMORY.md, USER.md and SKILL.md before and after.
+"""`ReviewDiffScreen`: the diff behind a Review log line — what a self-review changed in MEMORY.md,
+USER.md and SKILL.md, or the files a turn changed.
 
-Shows the review's summary line and its unified diff, added lines in the success colour and removed
-ones in the error colour. The diff is file content written by the model, so it is shown as plain
-text (no markup is interpreted). Esc or q closes it.
+Shows the entry's summary line and its unified diff under a title naming what it is (`title_for`
+its kind), added lines in the success colour and removed ones in the error colour. The diff is
+file content written by the model, so it is shown as plain text (no markup is interpreted). Esc or
+q closes it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from hermes_tui.text_safety import visible
+
+SELF_REVIEW_TITLE = "Self-review changes"
+TITLES = {"files": "Files changed in the turn"}
+
+
+def title_for(kind: str) -> str:
+    """The title of the detail of a Review log entry of `kind` (a self-review's unless named in TITLES)."""
+    return TITLES.get(kind, SELF_REVIEW_TITLE)
 
 
 def diff_text(diff: str) -> Text:
@@ -46,14 +56,15 @@ class ReviewDiffScreen(ModalScreen[None]):
         Binding("q", "close", "Close", show=False),
     ]
 
-    def __init__(self, summary: str, diff: str) -> None:
+    def __init__(self, summary: str, diff: str, title: str = SELF_REVIEW_TITLE) -> None:
         super().__init__()
         self.summary = summary
         self.diff = diff
+        self.title_text = title
 
     def compose(self) -> ComposeResult:
         with Vertical(id="review-diff-dialog") as dialog:
-            dialog.border_title = "Self-review changes"
+            dialog.border_title = self.title_text
             yield Label(Text(visible(self.summary)), id="review-diff-summary")
             with VerticalScroll(id="review-diff-body"):
                 yield Static(diff_text(self.diff), id="review-diff-text")

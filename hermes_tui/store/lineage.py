@@ -16,7 +16,7 @@ from hermes_tui.store.base import escape_like
 from hermes_tui.store.codec import clipped_content_sql, not_summary_sql, preview_of
 from hermes_tui.store.connection import tuples
 from hermes_tui.store.edges import EdgeRecord, read_edge_record, read_edge_records
-from hermes_tui.store.lineage_queries import ancestors, compression_tip, edge_kind
+from hermes_tui.store.lineage_queries import LazyGraph, ancestors, chain_up, compression_tip, edge_kind
 from hermes_tui.store.models import EDGE_ROOT, LineageNode
 from hermes_tui.store.session_refs import match_reference
 from hermes_tui.store.titles import TitlesMixin
@@ -73,6 +73,43 @@ def _compaction_counts(conn: sqlite3.Connection, session_ids: list[str] | None =
         session_ids = [row[0] for row in tuples(conn, _COMPACTED_SESSIONS_SQL)]
     counts = {sid: compaction_count(conn, sid) for sid in session_ids}
     return {sid: n for sid, n in counts.items() if n}
+
+
+_TURN_ROWS_SQL = """
+SELECT m.role, LENGTH(COALESCE(m.content, '')) + LENGTH(COALESCE(m.tool_calls, '')), NOT ({plain}), m.active
+FROM messages m WHERE m.session_id = ? AND ({live}) ORDER BY m.id
+""".replace("{plain}", not_summary_sql("m.content"))
+
+
+def _turn_sizes(conn: sqlite3.Connection, session_id: str) -> list[tuple[int, bool]]:
+    """See `LineageMixin.lineage_turn_sizes`."""
+    has_compacted = "compacted" in {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
+    sql = _TURN_ROWS_SQL.replace("{live}", "m.active = 1 OR m.compacted = 1" if has_compacted else "m.active = 1")
+    sizes: list[tuple[int, bool]] = []
+    for index, sid in enumerate(chain_up(LazyGraph(conn), session_id)):
+        rows = tuples(conn, sql, (sid,))
+        in_place = any(not active for *_, active in rows)  # compacted rows: compacted in place
+        chars, marked, seen_user = 0, index > 0, False  # a continuation starts after a compression
+        for role, length, is_summary, _active in rows:
+            if is_summary and in_place and seen_user:  # an in-place compaction: the context starts again
+                sizes.append(((chars + 3) // 4, marked))
+                chars, marked, seen_user = 0, True, False
+            elif role == "user" and not is_summary and seen_user:  # the turn before this one ended
+                sizes.append(((chars + 3) // 4, marked))
+                marked = False
+            seen_user = seen_user or (role == "user" and not is_summary)
+            chars += int(length or 0)
+        if seen_user:
+            sizes.append(((chars + 3) // 4, marked))
+    return sizes
+
+
+def _has_compacted_rows(conn: sqlite3.Connection, session_id: str) -> bool:
+    """Whether the session was compacted in place (it holds Hermes's compacted rows)."""
+    if "compacted" not in {row[1] for row in conn.execute("PRAGMA table_info(messages)")}:
+        return False
+    sql = "SELECT 1 FROM messages WHERE session_id = ? AND active = 0 AND compacted = 1 LIMIT 1"
+    return bool(tuples(conn, sql, (session_id,)))
 
 
 def clean_reference(query: str) -> str:
@@ -191,6 +228,29 @@ class LineageMixin(TitlesMixin):
     async def compaction_count(self, session_id: str) -> int:
         """How many times the session was compacted in place (Hermes's compacted rows; 0 when never)."""
         return await self._conns.read(lambda conn: _compaction_counts(conn, [session_id]).get(session_id, 0))
+
+    async def lineage_compressions(self, session_id: str) -> int:
+        """Every compression of a session's lineage: the compression edges from the chain's start down
+        to it (each rotation made a child) plus every in-place compaction of those sessions."""
+
+        def work(conn: sqlite3.Connection) -> int:
+            chain = chain_up(LazyGraph(conn), session_id)
+            if not chain:
+                return 0
+            compacted = [sid for sid in chain if _has_compacted_rows(conn, sid)]
+            return len(chain) - 1 + sum(_compaction_counts(conn, compacted).values()) if compacted else len(chain) - 1
+
+        return await self._conns.read(work)
+
+    async def lineage_turn_sizes(self, session_id: str, limit: int = 120) -> list[tuple[int, bool]]:
+        """The context's rough size (tokens, Hermes's chars/4) at the end of each turn of a session's
+        compression chain, oldest first, the newest `limit`: (size, a compression came just before).
+
+        Nothing per turn is stored by us (messages.token_count stays empty), so the sizes are
+        measured from the stored rows: the running length of the conversation, restarting at each
+        continuation and at each in-place compaction's summary.
+        """
+        return await self._conns.read(lambda conn: _turn_sizes(conn, session_id)[-max(1, limit) :])
 
     async def external_change_version(self) -> int:
         """Changes when another process commits to this file (never for this SessionDB's own writes).

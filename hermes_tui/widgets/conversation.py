@@ -9,10 +9,13 @@ of mounted rows never exceeds `window_size`. Live answers stream into their row'
 (Markdown segments; only the last one is re-rendered, and a huge answer keeps only its start and
 end on screen); deltas are buffered and flushed at most ~30 times per second (less when one flush
 is expensive to render), so a fast model never starves keyboard input. "Show all" affordances
-post `ShowFullText`, answered here by opening the full-text viewer. The view follows the bottom
-with `anchor()` only while the user is at the bottom. The message cursor (`MessageCursor`, keys
-in `ConversationKeys`) selects a message to branch from, edit and resend, or copy; every item
-carries its message's place in the session's history for that (`TranscriptItem.message_index`).
+post `ShowFullText`, which goes up to the screen (the main screen opens the full-text viewer).
+The view follows the bottom with `anchor()` only while the user is at the bottom. The message
+cursor (`MessageCursor`, keys in `ConversationKeys`) selects a message to branch from, edit and
+resend, or copy; every item carries its message's place in the session's history for that
+(`TranscriptItem.message_index`). The rows of pinned messages (`show_pinned`: their state.db rows)
+carry a "📌 pinned" line above them, rows mounted later included. `set_display` applies
+/reasoning show|hide and the /verbose tool-progress mode to every row, present and future.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
@@ -31,7 +34,6 @@ from textual.widget import Widget
 
 from hermes_tui.text_safety import visible, visible_in
 from hermes_tui.widgets.conversation_keys import ConversationKeys
-from hermes_tui.widgets.hidden_text import ShowFullText
 from hermes_tui.widgets.message_cursor import MessageCursor
 from hermes_tui.widgets.tool_card import ToolCard
 from hermes_tui.widgets.transcript import (
@@ -47,9 +49,13 @@ from hermes_tui.widgets.transcript import (
 from hermes_tui.widgets.transcript_rows import AssistantMessage, WindowBoundary, build_row
 from hermes_tui.widgets.transcript_window import TranscriptWindow
 
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.file_diff import FileChange
+
 DEFAULT_WINDOW_SIZE = 100
 DEFAULT_HISTORY_WINDOW = 12
 DEFAULT_PAGE_SIZE = 30
+PINNED_TITLE = "📌 pinned"  # above a pinned message's row
 FIRST_ROWS = 4  # rows of a rebuilt window mounted in its first frame (the newest: the bottom of the view)
 ROWS_PER_FRAME = 2  # then the earlier rows, this many per frame
 DEFAULT_FLUSH_INTERVAL = 1 / 30  # the fastest flush rate: ~30 per second
@@ -81,6 +87,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         Binding("b", "branch_here", "Branch here", id="message-branch", tooltip=BRANCH_NOTE),
         Binding("e", "edit_resend", "Edit & resend", id="message-edit", tooltip=EDIT_NOTE),
         Binding("c", "copy_message", "Copy", id="message-copy"),
+        Binding("p", "replay_turn", "Replay this turn on…", id="message-replay"),
         Binding("enter", "open_message", "Open the message", show=False),
         Binding("escape", "leave_cursor", "Back to the prompt", id="message-cursor-leave"),
     ]
@@ -112,6 +119,8 @@ class ConversationView(ConversationKeys, VerticalScroll):
         self.cursor = MessageCursor(self)
         self._history_load: AwaitComplete | None = None
         self._keypress_seen = False  # a key came since the last flush or row batch (see note_keypress)
+        self._pinned_ids: frozenset[int] = frozenset()  # state.db rows of the pinned messages
+        self._tool_progress = "all"  # off | new | all | verbose (`set_display`)
 
     # ------------------------------------------------------------------ introspection
 
@@ -213,7 +222,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
             return
         row = build_row(item)
         self._rows[item.key] = row
-        self.cursor.decorate(item, row)
+        self._dress(item, row)
         if self.is_attached:
             self.mount(row, before=self._later)
             if following:
@@ -291,8 +300,11 @@ class ConversationView(ConversationKeys, VerticalScroll):
         """Show a tool call as a running card."""
         self._append(TranscriptItem(kind=KIND_TOOL, call_id=call_id, name=visible(name), arguments=visible(arguments)))
 
-    def finish_tool_call(self, call_id: str, result: str, is_error: bool, duration_s: float) -> None:
-        """Show the result of a tool call on its card (a card is created if the call was never seen)."""
+    def finish_tool_call(
+        self, call_id: str, result: str, is_error: bool, duration_s: float, changes: Sequence[FileChange] = ()
+    ) -> None:
+        """Show the result of a tool call, and the files it changed, on its card (a card is created if
+        the call was never seen)."""
         result = visible(result)
         item = self._window.tool(call_id)
         if item is None:
@@ -301,10 +313,11 @@ class ConversationView(ConversationKeys, VerticalScroll):
             assert item is not None
         row = self._rows.get(item.key)
         if isinstance(row, ToolCard):
-            row.finish(result, is_error, duration_s)
+            row.finish(result, is_error, duration_s, changes)
         else:
             item.result = result
             item.duration_s = duration_s
+            item.changes = tuple(changes)
             item.tool_status = TOOL_ERROR if is_error else TOOL_OK
 
     def add_notice(self, kind: str, text: str) -> None:
@@ -558,8 +571,61 @@ class ConversationView(ConversationKeys, VerticalScroll):
         rows = [build_row(item) for item in items]
         for item, row in zip(items, rows, strict=True):
             self._rows[item.key] = row
-            self.cursor.decorate(item, row)
+            self._dress(item, row)
         return rows
+
+    def _dress(self, item: TranscriptItem, row: Widget) -> None:
+        """What a new row shows beyond its item: the cursor's marks, 📌, the tool-progress mode."""
+        self.cursor.decorate(item, row)
+        self._mark_pinned(item, row)
+        if isinstance(row, ToolCard):
+            if self._tool_progress == "verbose":
+                row.expanded = True
+            row.set_class(self._tool_progress == "new" and self._repeats_previous_tool(item), "-repeat")
+
+    def _repeats_previous_tool(self, item: TranscriptItem) -> bool:
+        """The tool call before `item` in the transcript called the same tool (hidden in "new" mode)."""
+        items = self._window.items
+        try:
+            at = items.index(item)
+        except ValueError:
+            return False
+        previous = next((other for other in reversed(items[:at]) if other.kind == KIND_TOOL), None)
+        return previous is not None and previous.name == item.name
+
+    # ------------------------------------------------------------------ what is shown (/reasoning, /verbose)
+
+    def set_display(self, *, show_reasoning: bool, tool_progress: str) -> None:
+        """Show or hide reasoning blocks; tool cards as Hermes's /verbose mode says: off (none), new
+        (repeats of the previous tool hidden), all, verbose (every card expanded)."""
+        self._tool_progress = tool_progress
+        self.set_class(not show_reasoning, "-hide-reasoning")
+        self.set_class(tool_progress == "off", "-tools-off")
+        for item, row in self.shown_rows():
+            if isinstance(row, ToolCard):
+                if tool_progress == "verbose":
+                    row.expanded = True
+                row.set_class(tool_progress == "new" and self._repeats_previous_tool(item), "-repeat")
+
+    # ------------------------------------------------------------------ pinned messages
+
+    def show_pinned(self, message_ids: Iterable[int]) -> None:
+        """Mark the rows of the messages stored as `message_ids` pinned (and no others)."""
+        self._pinned_ids = frozenset(message_ids)
+        for item, row in self.shown_rows():
+            self._mark_pinned(item, row)
+
+    def is_marked_pinned(self, item: TranscriptItem) -> bool:
+        row = self.row_for(item)
+        return row is not None and row.has_class("-pinned")
+
+    def _mark_pinned(self, item: TranscriptItem, row: Widget) -> None:
+        pinned = item.message_id is not None and item.message_id in self._pinned_ids
+        if pinned:
+            row.border_title = PINNED_TITLE
+        elif row.has_class("-pinned"):
+            row.border_title = None
+        row.set_class(pinned, "-pinned")
 
     def _keep_in_view(self, row: Widget, top: bool) -> None:
         if row.is_attached:
@@ -611,13 +677,6 @@ class ConversationView(ConversationKeys, VerticalScroll):
             await self._mount_later_page()
         if not window.first <= index < window.end:
             await self._reveal(index, mark=False)
-
-    def on_show_full_text(self, event: ShowFullText) -> None:
-        """A "show all" bar or a long message was activated: open the whole text in the viewer."""
-        event.stop()
-        from hermes_tui.screens.full_text import FullTextScreen
-
-        self.app.push_screen(FullTextScreen(event.title, event.text))
 
     def on_window_boundary_load_page(self, event: WindowBoundary.LoadPage) -> None:
         event.stop()

@@ -23,6 +23,7 @@ from hermes_tui.widgets.message_cursor import (
     ACTION_BRANCH,
     ACTION_COPY,
     ACTION_EDIT,
+    ACTION_REPLAY,
     MessageActionRequested,
     MessageCursor,
 )
@@ -37,7 +38,9 @@ if TYPE_CHECKING:
 
     from hermes_tui.widgets.transcript_window import TranscriptWindow
 
-CURSOR_ACTIONS = frozenset({"branch_here", "edit_resend", "copy_message", "open_message", "leave_cursor"})
+CURSOR_ACTIONS = frozenset(
+    {"branch_here", "edit_resend", "copy_message", "replay_turn", "open_message", "leave_cursor"}
+)
 
 
 class ConversationKeys:
@@ -198,6 +201,9 @@ class ConversationKeys:
 
     def action_copy_message(self) -> None:
         self._request(ACTION_COPY)
+
+    def action_replay_turn(self) -> None:
+        self._request(ACTION_REPLAY)
 
     def action_open_message(self) -> None:
         """Enter: a tool card opens or closes; any other message shows whole in the viewer."""

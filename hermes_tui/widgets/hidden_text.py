@@ -3,7 +3,7 @@
 Huge texts (a 5 MB answer, a pasted log) are shown in part — the start, and for answers the end —
 with a `HiddenTextBar` where the rest would be: "… 120,100 lines (4.8 MB) not shown here — Enter or
 click: show all". The bar is focusable (Tab reaches it), and Enter, Space or a click posts
-`ShowFullText`, which the conversation answers by opening the full-text viewer. `text_preview`
+`ShowFullText`, which the main screen answers by opening the full-text viewer. `text_preview`
 cuts a plain text to its start for such a display.
 """
 

@@ -3,15 +3,16 @@
 Edges are typed and drawn differently: a compression continuation "⇣ #N" (N = its place in the
 compression chain, the root being #1), a branch "⑂", anything else (subagent, review fork) "↳".
 Each label shows the title (or a preview), the short id, the message count and the relative age;
-the current session is marked "●" and highlighted, its ancestors expanded; the newest session of a
+the current session is marked "●" and highlighted, its ancestors and itself expanded; the newest session of a
 compression chain is marked as the lineage tip. Self-review runs are leaves "💾" under their
 session (choosing one posts `SessionChosen` with the run's key; the app opens the run's diff).
 Built lazily: only roots (capped, with a "… N more" row) and the current path are created up
 front; other children are added when a node is expanded.
-Enter on a session posts `SessionChosen` (the app resumes it); Space expands or collapses a node;
+Enter or a double click on a session posts `SessionChosen` (the app resumes it); a single click
+only moves the cursor (the preview follows); Space expands or collapses a node;
 + / - expand / collapse every shown node. The keys of the actions on the highlighted session
-(rename, branch, export, copy id, archive, delete, filter) post `ActionRequested`: the app
-carries them out (`hermes_tui.tree_actions`). Those keys work only once focus has moved to the
+(rename, branch, export, copy id, archive, delete, filter, replay) post `ActionRequested`: the app
+carries them out (`hermes_tui.ui.tree_actions`). Those keys work only once focus has moved to the
 tree (Tab, a click, the filter line closing) and no screen has opened over it since: focus that
 merely stayed on the tree while a modal was open never lets a typed letter act. Archived
 sessions are hidden (with what is below them) until Shift+A shows them; `set_filter` keeps the
@@ -88,6 +89,7 @@ class LineageTree(LineageView):
         Binding("a", "request('archive')", "Archive/unarchive", id="tree-archive"),
         Binding("d,delete", "request('delete')", "Delete", id="tree-delete"),
         Binding("slash", "request('filter')", "Filter", id="tree-filter"),
+        Binding("p", "request('replay')", "Replay on…", id="tree-replay"),
         Binding("A", "toggle_archived", "Show archived", show=False, id="tree-show-archived"),
         Binding("plus", "expand_all", "Expand all", show=False, id="tree-expand-all"),
         Binding("minus", "collapse_all", "Collapse all", show=False, id="tree-collapse-all"),
@@ -106,7 +108,7 @@ class LineageTree(LineageView):
     }
 
     class SessionChosen(Message):
-        """The user picked a session (Enter or click on its row)."""
+        """The user picked a session (Enter or a double click on its row)."""
 
         def __init__(self, session_id: str) -> None:
             super().__init__()
@@ -174,7 +176,7 @@ class LineageTree(LineageView):
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The action keys (r b e c a d /) act only while the tree was focused on purpose."""
+        """The action keys (r b e c a d / p) act only while the tree was focused on purpose."""
         return self.keys_armed if action == "request" else True
 
     def _refresh_labels(self) -> None:
@@ -518,8 +520,15 @@ class LineageTree(LineageView):
                 self._add_session(tree_node, child)
 
     def _reveal_current(self) -> None:
-        if self.current_id is not None:
-            self.reveal(self.current_id)
+        """Open the current lineage: its ancestors and the current session itself (its branches and
+        compression children shown), the cursor on it; the rest of the tree stays lazy."""
+        if self.current_id is None:
+            return
+        self.reveal(self.current_id)
+        row = self._rows_by_session.get(self.current_id)
+        if row is not None and self._shown_children(self.current_id):
+            self._populate(row)
+            row.expand()
 
     def reveal(self, session_id: str, *, move_cursor: bool = True) -> None:
         """Build and expand the path down to a session (and put the cursor on it)."""
@@ -545,6 +554,17 @@ class LineageTree(LineageView):
         return self._rows_by_session.get(session_id)
 
     # ------------------------------------------------------------------ events
+
+    async def _on_click(self, event: events.Click) -> None:
+        """One click on a session's row only moves the cursor there (the preview follows); a double
+        click opens it, as Enter does. The arrow still toggles; the "… more" row still lists more."""
+        meta = event.style.meta
+        if "line" not in meta or meta.get("toggle", False) or event.chain >= 2:
+            return  # Tree's own handler runs: toggle, or select (a double click resumes)
+        row = self.get_node_at_line(meta["line"])
+        if row is not None and row.data is not None and row.data.session is not None:
+            event.prevent_default()  # not Tree's select-on-click
+            self.cursor_line = meta["line"]
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[LineageEntry]) -> None:
         self._populate(event.node)

@@ -26,10 +26,11 @@ CURSOR_CLASS = "-cursor"
 ACTION_BRANCH = "branch"
 ACTION_EDIT = "edit"
 ACTION_COPY = "copy"
+ACTION_REPLAY = "replay"
 
 
 class MessageActionRequested(Message):
-    """The user asked for `action` (branch / edit / copy) on the message `item` shows."""
+    """The user asked for `action` (branch / edit / copy / replay) on the message `item` shows."""
 
     def __init__(self, item: TranscriptItem, action: str) -> None:
         super().__init__()

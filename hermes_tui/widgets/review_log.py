@@ -1,10 +1,11 @@
 """`ReviewLog`: the live log of what the agent did in the background, newest at the bottom.
 
 Entries are timestamped (from an injectable clock, so tests and snapshots are deterministic) and
-carry a kind icon and colour: compression, rotation, memory, skill, warning, info. The log keeps at
-most `max_entries` entries; older ones fall off the top. An entry that comes before the log is mounted,
-or while the app takes it down, is kept without being drawn. An entry may carry a detail (a
-self-review's diff of the files it changed): its line ends with "⧉ changes", a click on the line —
+carry a kind icon and colour: compression, rotation, memory, skill, warning, info, files (what a
+turn changed), rewind. The log keeps at most `max_entries` entries; older ones fall off the top. An
+entry that comes before the log is mounted, or while the app takes it down, is kept without being
+drawn. An entry may carry a detail (a self-review's diff of the files it changed, a turn's diff): its
+line ends with "⧉ changes", a click on the line —
 or Enter for the newest such entry — posts `DetailRequested`, and the app opens the detail.
 """
 
@@ -34,6 +35,9 @@ KIND_ICONS = {
     "skill": "✦",
     "warning": "⚠",
     "info": "ℹ",
+    "files": "✎",  # the files a turn changed
+    "rewind": "⏪",  # a rewind to an earlier turn (files, conversation or both)
+    "background": "⇄",  # a /background turn reported back
 }
 KNOWN_KINDS = tuple(KIND_ICONS)
 DETAIL_MARK = "  ⧉ changes"

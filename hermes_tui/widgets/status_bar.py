@@ -1,5 +1,10 @@
 """`StatusBar`: the one-line bar with provider:model (and a DEMO badge), the session, the standing
-goal (when there is one) and the turn state.
+goal (when there is one), the permission mode and the turn state.
+
+The permission mode (`set_permission_mode`, from the agent at start-up and from every
+`PermissionModeChanged`) is a badge beside the turn state: none in the default mode (ask), "⏵⏵
+accept edits", "⏸ read-only (plan)" in its own colour and "⚠ YOLO" in the error colour; the
+mode's name is a CSS class on it (`-mode-yolo`, …).
 
 The offline demo provider is always labelled: the badge shows whenever `is_demo` is set (which
 `set_provider("demo", …)` does). The turn state is a short phrase — "idle", "streaming",
@@ -30,6 +35,10 @@ STATE_ICONS = {
 }
 KNOWN_STATES = tuple(STATE_ICONS)
 SESSION_TITLE_WIDTH = 40
+DEFAULT_MODE = "ask"
+MODE_BADGES = {"accept_edits": "⏵⏵ {label}", "read_only": "⏸ {label}", "yolo": "⚠ YOLO"}
+"""The badge of each permission mode but the default one, which shows none."""
+KNOWN_MODES = (DEFAULT_MODE, *MODE_BADGES)
 
 
 class StatusBar(Horizontal):
@@ -42,12 +51,15 @@ class StatusBar(Horizontal):
     session_preview: reactive[str] = reactive("")  # the first user message, named when there is no title
     state: reactive[str] = reactive("idle")
     goal: reactive[str] = reactive("")  # "" = no goal; else e.g. "⚑ 3/20" (set by the app from GoalChanged)
+    permission_mode: reactive[str] = reactive(DEFAULT_MODE)  # "ask", "accept_edits", "read_only", "yolo"
+    permission_label: reactive[str] = reactive("")  # the mode's name for people ("read-only (plan)")
 
     def compose(self) -> ComposeResult:
         yield Label("", id="status-provider", markup=False)
         yield Label(" DEMO ", id="status-demo", markup=False)
         yield Label("", id="status-session", markup=False)
         yield Label("", id="status-goal", markup=False)
+        yield Label("", id="status-mode", markup=False)
         yield Label("", id="status-state", markup=False)
 
     # ------------------------------------------------------------------ setters for the app
@@ -62,6 +74,19 @@ class StatusBar(Horizontal):
         self.session_id = session_id
         self.session_title = title or ""
         self.session_preview = preview
+
+    def set_permission_mode(self, mode: str, label: str = "") -> None:
+        """Show the permission mode ("ask", "accept_edits", "read_only", "yolo") and its name."""
+        self.permission_label = label or mode.replace("_", " ")
+        self.permission_mode = mode
+
+    @property
+    def mode_badge(self) -> str:
+        """The permission mode's badge text ("" in the default mode)."""
+        if self.permission_mode == DEFAULT_MODE:
+            return ""
+        label = self.permission_label or self.permission_mode.replace("_", " ")
+        return MODE_BADGES.get(self.permission_mode, "{label}").format(label=label)
 
     @property
     def session(self) -> str:
@@ -116,6 +141,12 @@ class StatusBar(Horizontal):
     def watch_goal(self) -> None:
         self._refresh_labels()
 
+    def watch_permission_mode(self) -> None:
+        self._refresh_labels()
+
+    def watch_permission_label(self) -> None:
+        self._refresh_labels()
+
     def _refresh_labels(self) -> None:
         if not self.query("#status-provider"):
             return  # not composed yet: on_mount fills the labels
@@ -125,6 +156,12 @@ class StatusBar(Horizontal):
         goal = self.query_one("#status-goal", Label)
         goal.update(visible(self.goal))
         goal.display = bool(self.goal)
+        mode = self.query_one("#status-mode", Label)
+        badge = self.mode_badge
+        mode.update(f" {visible(badge)} " if badge else "")
+        mode.display = bool(badge)
+        for known in KNOWN_MODES:
+            mode.set_class(self.permission_mode == known, f"-mode-{known}")
         state = self.query_one("#status-state", Label)
         state.update(visible(self.state_label))  # "running <tool name the model chose>"
         for known in KNOWN_STATES:

@@ -10,16 +10,20 @@ The look ahead (`ContextBudget.outlook`, computed in the core): turns left befor
 the recent growth rate, the last call's cache hit rate, the session's tokens and cost ("cost
 unknown" for a model without a price), and a sparkline of the context size at the end of each
 turn — across compressions, the turn after one drawn in the compression colour — scaled to the
-threshold, so a full block means "at the threshold".
+threshold, so a full block means "at the threshold". The app sets `lineage_compressions` and
+`history` (the lineage's earlier turns, read from the database by `ui.lineage_history`): the count
+and the sparkline then cover the whole lineage, not only this run.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -71,8 +75,9 @@ def usage_line(budget: ContextBudget) -> str:
     return f"{line} (estimate)" if budget.is_estimate else line
 
 
-def detail_lines(budget: ContextBudget) -> list[tuple[str, str]]:
-    """(text, component) lines under the usage line."""
+def detail_lines(budget: ContextBudget, lineage_compressions: int = 0) -> list[tuple[str, str]]:
+    """(text, component) lines under the usage line; the compressions counted over the lineage when
+    that count (read from the database) is known and not behind the core's own."""
     lines: list[tuple[str, str]] = []
     if budget.cache_read_tokens or budget.cache_write_tokens:
         lines.append(
@@ -82,9 +87,10 @@ def detail_lines(budget: ContextBudget) -> list[tuple[str, str]]:
                 "token-gauge--dim",
             )
         )
-    if budget.compression_count:
-        noun = "compression" if budget.compression_count == 1 else "compressions"
-        lines.append((f"🗜 {budget.compression_count} {noun}", "token-gauge--dim"))
+    compressions = max(budget.compression_count, lineage_compressions)
+    if compressions:
+        noun = "compression" if compressions == 1 else "compressions"
+        lines.append((f"🗜 {compressions} {noun}", "token-gauge--dim"))
     if not budget.compression_enabled:
         lines.append(("auto-compression disabled", "token-gauge--notice"))
     elif budget.ineffective_compressions >= PAUSED_AFTER_INEFFECTIVE:
@@ -131,8 +137,26 @@ def spark_cells(outlook: ContextOutlook, top: int, width: int) -> list[tuple[str
     ]
 
 
-class TokenGauge(Widget):
-    """The context budget as a bar with the compression threshold marked on it."""
+def with_history(outlook: ContextOutlook, history: tuple[tuple[int, bool], ...]) -> ContextOutlook:
+    """The outlook with the lineage's earlier turns (size, after a compression) before this run's."""
+    if not history:
+        return outlook
+    offset = len(history)
+    marks = [index for index, (_size, compressed) in enumerate(history) if compressed]
+    return replace(
+        outlook,
+        sizes=(*(size for size, _ in history), *outlook.sizes),
+        compressed_before=(*marks, *(index + offset for index in outlook.compressed_before)),
+    )
+
+
+class TokenGauge(Widget, can_focus=True):
+    """The context budget as a bar with the compression threshold marked on it; Enter or a click opens
+    the context breakdown (the app's `open_context` action)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "app.open_context", "What fills the context", id="gauge-context"),
+    ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "token-gauge--ok",
@@ -147,6 +171,11 @@ class TokenGauge(Widget):
     }
 
     budget: reactive[ContextBudget | None] = reactive(None, layout=True)
+    lineage_compressions: reactive[int] = reactive(0, layout=True)  # every compression of the lineage (from the DB)
+    history: reactive[tuple[tuple[int, bool], ...]] = reactive((), layout=True)  # earlier turns' sizes (from the DB)
+
+    async def on_click(self) -> None:
+        await self.run_action("app.open_context")
 
     def watch_budget(self, budget: ContextBudget | None) -> None:
         self.set_class(budget is not None and budget.is_estimate, "-estimate")
@@ -182,11 +211,13 @@ class TokenGauge(Widget):
             return Text("no usage yet — the gauge fills after the first reply", self._style("token-gauge--dim"))
         lines: list[RenderableType] = [self.bar_text(budget, width)]
         lines.append(Text(usage_line(budget)))
-        lines.extend(Text(text, self._style(component)) for text, component in detail_lines(budget))
+        details = detail_lines(budget, self.lineage_compressions)
+        lines.extend(Text(text, self._style(component)) for text, component in details)
         if budget.outlook is not None:
             lines.extend(Text(text, self._style("token-gauge--dim")) for text in outlook_lines(budget.outlook))
-            if budget.outlook.sizes:
-                lines.append(self.spark_text(budget.outlook, budget.threshold_tokens, width))
+            outlook = with_history(budget.outlook, self.history)
+            if outlook.sizes:
+                lines.append(self.spark_text(outlook, budget.threshold_tokens, width))
         return Group(*lines)
 
     def spark_text(self, outlook: ContextOutlook, top: int, width: int) -> Text:

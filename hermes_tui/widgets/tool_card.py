@@ -4,12 +4,19 @@ Collapsed: "⚙ read_file  README.md  ✓ 0.01s" (a spinner while running, "✗"
 failure). Expanded (Enter / Space / click when focused): the arguments as pretty JSON and the result,
 cut to a sensible height with a note saying how much was left out. What JSON decoding brings back
 (`\\u001b` in a command's output) is made visible again before it is shown.
+
+A call that changed files (write_file, patch: `ToolCallFinished.changes`) shows them instead of
+its argument: collapsed, "⚙ patch  app.py +1 −1  ✓" for one file, or "3 files +7 −2" with a
+`path +a −b` line per file under it; expanded, the coloured unified diff of each file (a size line
+for a binary or huge one), at most `DIFF_MAX_ROWS` rows with a note saying how many more, then the
+start of the result. `a` opens the whole diff (`ShowWholeDiff`, answered by the main screen).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.style import Style
@@ -21,6 +28,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from hermes_tui.text_safety import visible
+from hermes_tui.widgets.diff_rows import ROLES, DiffRow, change_title, files_line, rows_limited
+from hermes_tui.widgets.diff_view import ShowWholeDiff, append_title, diff_text
 from hermes_tui.widgets.formatting import cut, format_duration
 from hermes_tui.widgets.transcript import (
     TOOL_ERROR,
@@ -30,12 +39,18 @@ from hermes_tui.widgets.transcript import (
     TranscriptItem,
 )
 
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.file_diff import FileChange
+
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SUMMARY_KEYS = ("path", "file_path", "command", "pattern", "query", "url", "name", "title")
 SUMMARY_WIDTH = 40
 RESULT_MAX_LINES = 20
 RESULT_MAX_CHARS = 4_000
 ARGUMENTS_MAX_LINES = 30
+DIFF_MAX_ROWS = 120  # rows of diff an expanded card draws; `a` shows the rest
+FILES_LISTED = 8  # files named one per line under a collapsed card that changed several
+CHANGED_RESULT_MAX_LINES = 6  # a call that changed files: its result is mostly the diff again
 
 
 def _parse_json(text: str) -> Any:
@@ -101,6 +116,7 @@ class ToolCard(Widget, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "toggle", "Expand/collapse", show=False),
         Binding("space", "toggle", "Expand/collapse", show=False),
+        Binding("a", "show_whole_diff", "The whole diff (a call that changed files)", show=False),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -112,6 +128,7 @@ class ToolCard(Widget, can_focus=True):
         "tool-card--running",
         "tool-card--label",
         "tool-card--note",
+        *(f"tool-card--diff-{role}" for role in ROLES),
     }
 
     expanded: reactive[bool] = reactive(False, layout=True)
@@ -135,6 +152,7 @@ class ToolCard(Widget, can_focus=True):
         self._summary: str | None = None
         self._arguments_shown: tuple[str, str] | None = None
         self._result_shown: tuple[str | None, tuple[str, str]] | None = None
+        self._diff_shown: tuple[list[DiffRow], int] | None = None
 
     @property
     def call_id(self) -> str:
@@ -148,10 +166,18 @@ class ToolCard(Widget, can_focus=True):
     def _advance_spinner(self) -> None:
         self.spinner_frame = (self.spinner_frame + 1) % len(SPINNER_FRAMES)
 
-    def finish(self, result: str, is_error: bool, duration_s: float | None) -> None:
-        """Show the result of the call (the transcript item is updated too)."""
+    @property
+    def changes(self) -> tuple[FileChange, ...]:
+        """The files this call changed (empty for calls that change none)."""
+        return self.item.changes
+
+    def finish(self, result: str, is_error: bool, duration_s: float | None, changes: Sequence[FileChange] = ()) -> None:
+        """Show the result of the call and the files it changed (the transcript item is updated too)."""
         self.item.result = result
         self.item.duration_s = duration_s
+        self.item.changes = tuple(changes)
+        self._diff_shown = None
+        self.refresh(layout=True)  # the files listed under the card change its height
         self.item.tool_status = TOOL_ERROR if is_error else TOOL_OK
         self.status = self.item.tool_status
 
@@ -172,6 +198,15 @@ class ToolCard(Widget, can_focus=True):
     def action_toggle(self) -> None:
         self.expanded = not self.expanded
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "show_whole_diff":
+            return bool(self.item.changes)
+        return True
+
+    def action_show_whole_diff(self) -> None:
+        if self.item.changes:
+            self.post_message(ShowWholeDiff(visible(self.item.name) or "tool", self.item.changes))
+
     def on_click(self, event: events.Click) -> None:
         event.stop()
         self.focus()
@@ -188,12 +223,17 @@ class ToolCard(Widget, can_focus=True):
         header = Text(no_wrap=True, overflow="ellipsis")
         header.append("⚙ ", self._style("tool-card--icon"))
         header.append(visible(item.name) or "tool", self._style("tool-card--name"))
-        if self._summary is None:
-            self._summary = arguments_summary(item.arguments)
-        summary = self._summary
-        if summary:
+        if item.changes:
             header.append("  ")
-            header.append(summary, self._style("tool-card--summary"))
+            title = change_title(item.changes[0]) if len(item.changes) == 1 else files_line(item.changes)
+            append_title(header, title, self._diff_style)
+        else:
+            if self._summary is None:
+                self._summary = arguments_summary(item.arguments)
+            summary = self._summary
+            if summary:
+                header.append("  ")
+                header.append(summary, self._style("tool-card--summary"))
         header.append("  ")
         if self.status == TOOL_RUNNING:
             frame = SPINNER_FRAMES[self.spinner_frame % len(SPINNER_FRAMES)]
@@ -207,6 +247,41 @@ class ToolCard(Widget, can_focus=True):
             header.append(f"{mark}{duration}", self._style("tool-card--ok" if ok else "tool-card--error"))
         header.append("  ▾" if self.expanded else "  ▸", self._style("tool-card--summary"))
         return header
+
+    def _diff_style(self, role: str) -> Style:
+        return self._style(f"tool-card--diff-{role}")
+
+    def files_text(self) -> Text | None:
+        """Under a collapsed card that changed several files: a `path +a −b` line per file."""
+        changes = self.item.changes
+        if len(changes) < 2:
+            return None
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for index, change in enumerate(changes[:FILES_LISTED]):
+            text.append("\n  " if index else "  ")
+            append_title(text, change_title(change), self._diff_style)
+        if len(changes) > FILES_LISTED:
+            text.append(f"\n  … and {len(changes) - FILES_LISTED} more files", self._style("tool-card--note"))
+        return text
+
+    def diff_body(self) -> RenderableType:
+        """The expanded details of a call that changed files: its diff (cut), then the start of its result."""
+        item = self.item
+        if self._diff_shown is None:
+            self._diff_shown = rows_limited(item.changes, DIFF_MAX_ROWS)
+        rows, hidden = self._diff_shown
+        parts: list[RenderableType] = [diff_text(rows, self._diff_style)]
+        note_style = self._style("tool-card--note")
+        if hidden:
+            parts.append(Text(f"… {hidden:,} more diff rows not shown — a: the whole diff", note_style))
+        result = Text()
+        result.append("result\n", self._style("tool-card--label"))
+        shown, note = truncate_block(readable_result(item.result or ""), CHANGED_RESULT_MAX_LINES, RESULT_MAX_CHARS)
+        result.append(shown or "(empty)")
+        if note:
+            result.append("\n" + note, note_style)
+        parts.append(result)
+        return Group(*parts)
 
     def body_text(self) -> Text:
         """The expanded details: arguments and result."""
@@ -239,5 +314,8 @@ class ToolCard(Widget, can_focus=True):
     def render(self) -> RenderableType:
         header = self.header_text()
         if not self.expanded:
-            return header
+            files = self.files_text()
+            return header if files is None else Group(header, files)
+        if self.item.changes:
+            return Group(header, self.diff_body())
         return Group(header, self.body_text())

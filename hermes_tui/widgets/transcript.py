@@ -11,10 +11,13 @@ import itertools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core.messages import content_text
 from hermes_tui.store.models import is_summary_text
+
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.file_diff import FileChange
 
 KIND_USER = "user"
 KIND_ASSISTANT = "assistant"
@@ -56,6 +59,7 @@ class TranscriptItem:
     result: str | None = None
     tool_status: str = TOOL_RUNNING
     duration_s: float | None = None
+    changes: tuple[FileChange, ...] = ()  # the files the call changed (live calls; history does not keep them)
     # notices: "compression" | "rotation" | "warning" | "info" | ...
     notice_kind: str = ""
     # where the item's message sits in the session's history (`Agent.messages`): its index and its

@@ -176,11 +176,13 @@ class AssistantMessage(Vertical):
         self.call_later(self._catch_up)
 
     async def _catch_up(self) -> None:
-        """An answer that finished while this row was mounting gets its final render now."""
+        """An answer that finished while this row was mounting gets its final render now (its reasoning
+        too: a tool-calling answer may have no text at all)."""
         if self.item.streaming:
             return
         missing_marker = self.item.interrupted and not self.query(".interrupted-marker")
-        if missing_marker or self._fed != len(self.item.text):
+        missing_reasoning = bool(self.item.reasoning) and self._shown_reasoning != len(self.item.reasoning)
+        if missing_marker or missing_reasoning or self._fed != len(self.item.text):
             await self.finish()
 
     def _sync_classes(self) -> None:

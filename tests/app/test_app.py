@@ -60,16 +60,16 @@ async def _until_stopped(app: HermesApp) -> None:
 
 
 async def submit(pilot, app: HermesApp, text: str) -> None:
-    app.last_submitted_worker = app.turn_worker  # what wait_turn compares against
+    app.last_submitted_runs = app.turns.turn_runs  # what wait_turn compares against
     app.main.prompt.value = text
     await pilot.press("enter")
 
 
 async def wait_turn(pilot, app: HermesApp, timeout: float | None = None) -> None:
     """Wait for the turn started by the latest `submit` (not an earlier one) to finish."""
-    before = getattr(app, "last_submitted_worker", None)
-    await wait_until(pilot, lambda: app.turn_worker is not before, timeout, "a new turn to start")
-    await wait_until(pilot, lambda: not app.turn_running, timeout, "the turn to finish")
+    before = getattr(app, "last_submitted_runs", 0)
+    await wait_until(pilot, lambda: app.turns.turn_runs > before, timeout, "a new turn to start")
+    await wait_until(pilot, lambda: not app.turns.turn_running, timeout, "the turn to finish")
     await pilot.pause()
 
 
@@ -108,7 +108,7 @@ async def test_ctrl_c_ladder_clear_interrupt_quit(tmp_path: Path) -> None:
                 pilot, lambda: "A partial thought" in app.main.conversation.streamed_text(), 10, "the first delta"
             )
             await pilot.press("ctrl+c")
-            await wait_until(pilot, lambda: not app.turn_running, 10, "the interrupt")
+            await wait_until(pilot, lambda: not app.turns.turn_running, 10, "the interrupt")
             answer = [i for i in app.main.conversation.items if i.kind == KIND_ASSISTANT][-1]
             assert answer.interrupted and answer.text == "A partial thought"
             stored = db_rows(app, "select content, finish_reason from messages where role='assistant'")
@@ -188,7 +188,7 @@ async def test_ctrl_c_in_the_approval_modal_interrupts_and_the_tool_card_stops_r
         await submit(pilot, app, "run echo never-run")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 10, "the approval modal")
         await pilot.press("ctrl+c")
-        await wait_until(pilot, lambda: not app.turn_running, 10, "the interrupt")
+        await wait_until(pilot, lambda: not app.turns.turn_running, 10, "the interrupt")
         await wait_until(pilot, lambda: not isinstance(app.screen, ApprovalScreen), 5, "the modal to close")
         tool = [i for i in app.main.conversation.items if i.kind == KIND_TOOL][-1]
         assert tool.tool_status != "running" and "never-run" not in (tool.result or "")
@@ -257,8 +257,8 @@ async def test_choosing_a_session_in_the_tree_resumes_it(tmp_path: Path) -> None
 
 
 def test_every_core_event_the_ui_shows_has_exactly_one_handler() -> None:
-    from hermes_tui.app import EVENT_HANDLERS
     from hermes_tui.core import events as ev
+    from hermes_tui.ui.presenter import EVENT_HANDLERS
 
     event_types = {
         value
@@ -266,10 +266,6 @@ def test_every_core_event_the_ui_shows_has_exactly_one_handler() -> None:
         if isinstance(value, type) and issubclass(value, ev.Event) and value is not ev.Event
     }
     not_shown = {ev.TurnStarted}  # the user's own prompt is already on screen when the turn starts
-    # issue 19: the core emits these already; the TUI's badge and Review-log line come with its UI work
-    not_shown |= {ev.PermissionModeChanged, ev.TurnFilesChanged}
-    # issue 21: pins and display flags (/pin, /reasoning show|hide, /verbose) — their UI comes with the screens
-    not_shown |= {ev.PinsChanged, ev.DisplayChanged}
     assert set(EVENT_HANDLERS) == event_types - not_shown
 
 
@@ -286,7 +282,7 @@ async def test_turns_update_the_sessions_tree_without_reading_every_session_agai
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
-        assert app.lineage_sync.full_reloads == 1  # start-up
+        assert app.sessions_tree.sync.full_reloads == 1  # start-up
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
         first = app.agent.session_id
@@ -299,9 +295,15 @@ async def test_turns_update_the_sessions_tree_without_reading_every_session_agai
         await wait_until(pilot, lambda: "gadget notes" in tree_label(app, first), 5, "the new title")
         await submit(pilot, app, "/new")
         await wait_until(pilot, lambda: app.agent.session_id != first, 5, "/new")
-        await wait_until(pilot, lambda: "● " in tree_label(app, app.agent.session_id), 5, "the new session")
+        shown = app.main.lineage.tree_node_for  # the new session's row comes once the command's refresh ran
+        await wait_until(
+            pilot,
+            lambda: shown(app.agent.session_id) is not None and "● " in tree_label(app, app.agent.session_id),
+            5,
+            "the new session",
+        )
         assert "● " not in tree_label(app, first)
-        assert app.lineage_sync.full_reloads == 1  # all of it came from events and single-session reads
+        assert app.sessions_tree.sync.full_reloads == 1  # all of it came from events and single-session reads
 
 
 async def test_a_commit_by_another_process_makes_the_tree_read_everything_again(tmp_path: Path) -> None:
@@ -325,4 +327,4 @@ async def test_a_commit_by_another_process_makes_the_tree_read_everything_again(
         await wait_until(
             pilot, lambda: app.main.lineage.tree_node_for("20260101_000000_0therp") is not None, 5, "the new session"
         )
-        assert app.lineage_sync.full_reloads == 2
+        assert app.sessions_tree.sync.full_reloads == 2

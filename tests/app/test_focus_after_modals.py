@@ -67,7 +67,7 @@ async def test_typing_after_compare_from_the_tree_goes_to_the_prompt_and_nothing
         assert not tree.keys_armed and not TREE_KEYS & footer_keys(app)
         await pilot.press("enter")
         await wait_until(pilot, lambda: "No checkpoints" in answers(app), 5, "the answer to /rollback")
-        await wait_until(pilot, lambda: not app.command_running, 5, "the command to finish")
+        await wait_until(pilot, lambda: not app.turns.command_running, 5, "the command to finish")
         assert app.screen is app.main and app.main.prompt.value == ""
         assert not app.main.sessions_pane.filter_input.display  # "/" opened no filter
         assert sessions_state(app) == before  # nothing branched, archived or renamed
@@ -105,7 +105,7 @@ async def test_after_any_modal_the_prompt_has_the_focus_and_the_tree_keys_rest(t
             assert app.main.prompt.value == "ba", what
             app.main.prompt.value = ""
         assert sessions_state(app) == before
-        assert not app.command_running
+        assert not app.turns.command_running
 
 
 async def test_tab_or_a_click_to_the_tree_arms_its_keys_again(tmp_path: Path) -> None:

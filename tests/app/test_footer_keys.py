@@ -33,7 +33,7 @@ async def toggles_the_side_panel(pilot, app: HermesApp, key: str) -> None:
     assert app.main.side_panel_visible
     await pilot.press(key)
     await wait_until(pilot, lambda: not app.main.side_panel_visible, 5, "the side panel to hide")
-    assert "Sessions" not in screen_text(app)
+    assert "─ Sessions " not in screen_text(app)  # the pane's title (the first screen's hint names it too)
     await pilot.press(key)
     await wait_until(pilot, lambda: app.main.side_panel_visible, 5, "the side panel to come back")
 

@@ -15,10 +15,11 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 import hermes_tui.widgets.conversation as conversation_module
-from hermes_tui.app import LONG_HISTORY, HermesApp
+from hermes_tui.app import HermesApp
 from hermes_tui.config import Home, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.store.db import SessionDB
+from hermes_tui.ui.presenter import LONG_HISTORY
 from tests.app.test_app import DEMO, make_app
 from tests.core.helpers import background_work
 from tests.tui.helpers import wait_until
@@ -155,8 +156,8 @@ async def test_background_refreshes_run_in_order_without_holding_keys(tmp_path: 
 
     async with app.run_test(size=(100, 30)) as pilot:
         await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
-        app.refresh_in_background(slow, "tree")
-        app.refresh_in_background(quick, "goal")
+        app.sessions_tree.in_background(slow, "tree")
+        app.sessions_tree.in_background(quick, "goal")
         await wait_until(pilot, lambda: ran == ["tree started"], 5, "the first refresh")
         await pilot.press("k")  # the app's queue is free meanwhile
         assert app.main.prompt.value == "k"
@@ -171,6 +172,6 @@ async def test_a_core_event_that_comes_while_the_app_closes_is_dropped_quietly(t
         await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         session_id = app.agent.session_id if app.agent is not None else ""
     assert not app.screen_stack  # closed: a turn's last events (a title, a warning) may still come
-    await app._show_core_event(ev.TitleChanged(session_id, "a title from the turn that just ended"))
-    await app._show_core_event(ev.Warning("late"))
+    await app.presenter.show(ev.TitleChanged(session_id, "a title from the turn that just ended"))
+    await app.presenter.show(ev.Warning("late"))
     assert app._exception is None

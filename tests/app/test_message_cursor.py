@@ -53,7 +53,7 @@ async def start_cursor_at(pilot, app: HermesApp, message_index: int) -> None:
 
 
 async def wait_branch(pilot, app: HermesApp, parent: str) -> None:
-    await wait_until(pilot, lambda: app.agent.session_id != parent and not app.command_running, 10, "the branch")
+    await wait_until(pilot, lambda: app.agent.session_id != parent and not app.turns.command_running, 10, "the branch")
     convo = app.main.conversation
     await wait_until(
         pilot, lambda: any(i.kind == KIND_NOTICE and "Branched into" in i.text for i in convo.items), 5, "the notice"
@@ -119,7 +119,7 @@ async def test_edit_and_resend_then_enter_sends_in_the_branch_and_undo_keeps_its
         assert len(app.agent.messages) == LONG_COUNT - 4  # the history before that question
 
         app.main.prompt.value = "question 1198, put better"
-        app.last_submitted_worker = app.turn_worker
+        app.last_submitted_runs = app.turns.turn_runs
         await pilot.press("enter")
         await wait_turn(pilot, app)
         assert app.agent.session_id == branch
@@ -128,7 +128,7 @@ async def test_edit_and_resend_then_enter_sends_in_the_branch_and_undo_keeps_its
         assert stored_rows(app.home, LONG) == before
 
         await submit(pilot, app, "/undo")  # /undo rewinds the live branch, never the original
-        await wait_until(pilot, lambda: not app.command_running and app.main.prompt.value, 5, "the undo")
+        await wait_until(pilot, lambda: not app.turns.command_running and app.main.prompt.value, 5, "the undo")
         assert app.main.prompt.value == "question 1198, put better"
         assert app.agent.session_id == branch and len(app.agent.messages) == LONG_COUNT - 4
         assert stored_rows(app.home, LONG) == before
@@ -271,8 +271,8 @@ async def test_branching_waits_for_a_running_turn(tmp_path: Path) -> None:
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
         session = app.agent.session_id
-        app.turn_worker = app.run_worker(asyncio.Event().wait(), group="turn")  # a turn runs until cancelled
+        turn = app.run_worker(asyncio.Event().wait(), group="turn")  # a turn runs until cancelled
         await pilot.press("f5", "b")
         await wait_until(pilot, lambda: "Busy" in screen_text(app), 5, "the busy notice")
-        assert app.agent.session_id == session and not app.command_running
-        app.turn_worker.cancel()
+        assert app.agent.session_id == session and not app.turns.command_running
+        turn.cancel()

@@ -48,19 +48,16 @@ async def test_steering_commands_run_while_a_turn_runs_and_the_queue_goes_out_af
             assert app.main.queue_line.text.startswith("⏵ queued 1: second question")
             assert "second question" in widget_text(app, app.main.queue_line)
 
-            await send(pilot, app, "not a command")  # plain text still waits for the turn
-            await wait_until(
-                pilot, lambda: any("A turn is running" in n.message for n in app._notifications), what="the busy hint"
-            )
-            assert app.main.prompt.value == "not a command" and "not a command" not in user_items(app)
-            app.main.prompt.value = ""
+            await send(pilot, app, "third, typed")  # plain text typed while busy joins the queue too
+            await wait_until(pilot, lambda: len(app.agent.steering.queued) == 2, 5, "the typed text queued")
+            assert app.main.prompt.value == "" and "third, typed" not in user_items(app)
             answer.set()
 
-            await wait_until(pilot, lambda: "second question" in user_items(app), 15, "the queued message to go")
-            await wait_until(pilot, lambda: not app.turn_running, 15, "the second turn to end")
+            await wait_until(pilot, lambda: "third, typed" in user_items(app), 15, "the queued messages to go")
+            await wait_until(pilot, lambda: not app.turns.turn_running, 15, "the last turn to end")
             assert not app.main.queue_line.display
             stored = [r[0] for r in db_rows(app, "select content from messages where role='user' order by id")]
-            assert stored == ["first question", "second question"]
+            assert stored == ["first question", "second question", "third, typed"]
 
 
 async def test_compress_shows_the_preview_and_asks_before_rotating(tmp_path: Path) -> None:
@@ -105,7 +102,7 @@ async def test_the_status_bar_names_the_session_as_the_tree_does(tmp_path: Path)
         await submit(pilot, app, "hello there")
         await wait_turn(pilot, app)
         assert bar.session_label.startswith("hello there · ")  # untitled: the first message, as in the tree
-        await app.refresh_lineage()
+        await app.sessions_tree.reload()
         await pilot.pause()
         assert "hello there" in widget_text(app, app.main.lineage)
 

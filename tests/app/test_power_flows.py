@@ -89,7 +89,7 @@ async def test_a_hit_in_the_current_session_is_marked_without_leaving_it(tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, f"/resume {OTHER}")
-        await wait_until(pilot, lambda: app.agent.session_id == OTHER and not app.command_running, 10, "resumed")
+        await wait_until(pilot, lambda: app.agent.session_id == OTHER and not app.turns.command_running, 10, "resumed")
         convo = app.main.conversation
         await wait_until(pilot, lambda: any("narwhal" in i.text for i in convo.items), 5, "the history")
         convo.add_notice("info", "a notice the stored history does not have")
@@ -158,12 +158,13 @@ async def test_a_hit_that_was_compressed_away_opens_the_inspector_and_re_injects
         await wait_until(pilot, lambda: inspector.details is not None, 5, "the details")
         chosen = inspector.details.summarised[inspector.messages_list.highlighted]
         assert chosen.text == "The capybara is the largest rodent."  # the hit itself is highlighted
+        await wait_until(pilot, lambda: "Focus: capybaras" in screen_text(app), 5, "the details on screen")
         text = screen_text(app)
         assert "Focus: capybaras" in text and "~4,200 → ~1,300" in text and "Fallback summary: no" in text
         assert "List the capybara facts." in text  # the summary
         await pilot.press("r")
         await wait_until(pilot, lambda: not isinstance(app.screen, CompressionInspectorScreen), 5, "the re-inject")
-        await wait_until(pilot, lambda: not app.turn_running and app.turn_worker is not None, 10, "the turn")
+        await wait_until(pilot, lambda: app.turns.turn_runs == 1 and not app.turns.turn_running, 10, "the turn")
         users = [i.text for i in app.main.conversation.items if i.kind == KIND_USER]
         assert users[-1].startswith("For reference, here is a assistant message") or users[-1].startswith(
             "For reference, here is an assistant message"
@@ -178,7 +179,7 @@ async def test_f3_compares_with_the_parent_and_f4_inspects(tmp_path: Path) -> No
         await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, f"/resume {BRANCH}")
         await wait_until(pilot, lambda: app.agent.session_id == BRANCH, 10, "the branch")
-        await wait_until(pilot, lambda: not app.command_running, 10, "the resume to finish")
+        await wait_until(pilot, lambda: not app.turns.command_running, 10, "the resume to finish")
         await pilot.press("f3")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionPickerScreen), 5, "the picker")
         picker = app.screen
@@ -264,12 +265,12 @@ async def test_slash_search_opens_the_screen_with_the_query_and_searches_once(tm
 
 
 async def test_keymap_from_config_and_the_theme_is_remembered(tmp_path: Path) -> None:
-    settings = dataclasses.replace(Settings(), keymap={"search": "f6"})
+    settings = dataclasses.replace(Settings(), keymap={"search": "f8"})
     app = await power_app(tmp_path, settings)
     async with app.run_test(size=SIZE) as pilot:
         await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
-        await pilot.press("f6")
-        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen), 5, "the search on f6")
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen), 5, "the search on f8")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, SearchScreen), 5, "the search to close")
         # The old key, then the help's: both are the main screen's keys, handled in the order pressed, so once
@@ -278,15 +279,15 @@ async def test_keymap_from_config_and_the_theme_is_remembered(tmp_path: Path) ->
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help")
         assert not any(isinstance(screen, SearchScreen) for screen in app.screen_stack)  # moved away
 
-        def f6_listed() -> bool:
-            return re.search(r"\bF6\s+Search\b", screen_text(app)) is not None
+        def f8_listed() -> bool:
+            return re.search(r"\bF8\s+Search\b", screen_text(app)) is not None
 
         for _ in range(6):  # below the commands on this terminal: page down to the keys
-            if f6_listed():
+            if f8_listed():
                 break
             await pilot.press("pagedown")
             await pilot.pause()
-        await wait_until(pilot, f6_listed, what="the help to list F6 for Search")
+        await wait_until(pilot, f8_listed, what="the help to list F8 for Search")
         await pilot.press("escape")
         app.theme = "nord"
         await wait_until(pilot, lambda: saved_theme(app.home.root) == "nord", 5, "the theme to be saved")
@@ -302,7 +303,7 @@ async def test_busy_app_refuses_to_open_a_hit(tmp_path: Path) -> None:
         await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         from hermes_tui.screens.search import SearchChoice
 
-        app.command_worker = app.run_worker(asyncio.Event().wait(), group="command")  # runs until cancelled
-        app.open_at_message(SearchChoice("any", 1, "user", "x"))
+        command = app.run_worker(asyncio.Event().wait(), group="command")  # runs until cancelled
+        app.navigation.open_at_message(SearchChoice("any", 1, "user", "x"))
         await wait_until(pilot, lambda: "Busy" in screen_text(app), 5, "the busy notice")
-        app.command_worker.cancel()
+        command.cancel()

@@ -149,7 +149,7 @@ async def test_the_session_you_are_in_cannot_be_deleted(tmp_path: Path) -> None:
         await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
-        await app.sync_lineage()
+        await app.sessions_tree.refresh()
         current = app.agent.session_id
         await highlight(pilot, app, current)
         await pilot.press("d")
@@ -272,7 +272,7 @@ async def test_branch_from_the_tree_resumes_that_session_and_branches_it(tmp_pat
         tree = await highlight(pilot, app, OTHER)
         await pilot.press("b")
         await wait_until(
-            pilot, lambda: app.agent.session.parent_id == OTHER and not app.command_running, 10, "the branch"
+            pilot, lambda: app.agent.session.parent_id == OTHER and not app.turns.command_running, 10, "the branch"
         )
         branch = app.agent.session_id
         assert app.agent.session.title == "animal facts #2"
@@ -292,14 +292,18 @@ async def test_branch_resume_the_parent_and_branch_again_keeps_both_branch_marks
         await wait_turn(pilot, app)
         parent = app.agent.session_id
         await submit(pilot, app, "/branch first")
-        await wait_until(pilot, lambda: app.agent.session_id != parent and not app.command_running, 10, "branch 1")
+        await wait_until(
+            pilot, lambda: app.agent.session_id != parent and not app.turns.command_running, 10, "branch 1"
+        )
         first = app.agent.session_id
         await submit(pilot, app, f"/resume {parent}")
-        await wait_until(pilot, lambda: app.agent.session_id == parent and not app.command_running, 10, "resume")
+        await wait_until(pilot, lambda: app.agent.session_id == parent and not app.turns.command_running, 10, "resume")
         await submit(pilot, app, "and one more thing")
         await wait_turn(pilot, app)
         await submit(pilot, app, "/branch second")
-        await wait_until(pilot, lambda: app.agent.session_id != parent and not app.command_running, 10, "branch 2")
+        await wait_until(
+            pilot, lambda: app.agent.session_id != parent and not app.turns.command_running, 10, "branch 2"
+        )
         second = app.agent.session_id
         tree = app.main.lineage
         await wait_until(pilot, lambda: tree.session(second) is not None, 5, "the second branch in the tree")

@@ -6,6 +6,7 @@ answer arrives, Ctrl-C mid-stream marks it interrupted and keeps it in state.db,
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -39,9 +40,12 @@ class TmuxSession:
                 "40",
                 "-c",
                 str(cwd),
-                f"env {exports} {command}",
+                # the app must see tmux's 140×40: a COLUMNS/LINES left in the tmux server's environment (a
+                # library of the test process sets them with putenv) would make it draw 80×24
+                f"env -u COLUMNS -u LINES {exports} {command}",
             ],
             check=True,
+            env={k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")},
         )
 
     def screen(self) -> str:

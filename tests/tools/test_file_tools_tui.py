@@ -43,7 +43,7 @@ async def test_ctrl_c_interrupts_a_search_of_the_whole_machine(tmp_path: Path) -
         async with app.run_test(size=(120, 40)) as pilot:
             await start_search_from_root(pilot, app)
             await pilot.press("ctrl+c")
-            await wait_until(pilot, lambda: not app.turn_running, 5, "Ctrl-C to end the turn")
+            await wait_until(pilot, lambda: not app.turns.turn_running, 5, "Ctrl-C to end the turn")
             # The search was still running when it was interrupted: its result is the interruption.
             tool_rows = db_rows(app, "select content from messages where role='tool'")
             assert tool_rows == [(INTERRUPTED_TOOL_RESULT,)]

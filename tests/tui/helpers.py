@@ -16,7 +16,7 @@ from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from hermes_tui.screens.main import STYLES_PATH
 from tests.waits import guard
@@ -69,6 +69,8 @@ def disable_cursor_blink(app: App[Any]) -> None:
     """Snapshots must not depend on the blink phase of text cursors."""
     for widget in app.screen.query(Input):
         widget.cursor_blink = False
+    for area in app.screen.query(TextArea):  # the prompt
+        area.cursor_blink = False
 
 
 def widget_text(app: App[Any], widget: Widget) -> str:

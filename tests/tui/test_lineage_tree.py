@@ -132,7 +132,7 @@ async def test_children_are_built_only_when_their_parent_is_expanded() -> None:
         assert session_ids(list(db_root.children)) == [DB_BRANCH, REVIEW_FORK]
 
 
-async def test_enter_and_click_choose_a_session() -> None:
+async def test_enter_and_double_click_choose_a_session_a_click_only_moves_the_cursor() -> None:
     app = TreeHost()
     async with app.run_test(size=(120, 30)) as pilot:
         tree = app.query_one(LineageTree)
@@ -145,7 +145,11 @@ async def test_enter_and_click_choose_a_session() -> None:
         assert loose is not None
         top = tree.content_region.y - tree.region.y
         await pilot.click(LineageTree, offset=(8, top + loose.line - round(tree.scroll_y)))
-        await wait_until(pilot, lambda: app.chosen == [AUTH_3, LOOSE], what="SessionChosen on click")
+        await wait_until(pilot, lambda: tree.cursor_node is loose, what="the cursor on the clicked row")
+        await pilot.pause()
+        assert app.chosen == [AUTH_3]  # one click selects, it does not open
+        await pilot.double_click(LineageTree, offset=(8, top + loose.line - round(tree.scroll_y)))
+        await wait_until(pilot, lambda: app.chosen == [AUTH_3, LOOSE], what="SessionChosen on a double click")
 
 
 async def test_thousands_of_sessions_build_a_capped_list_with_a_more_row() -> None:

@@ -1,12 +1,15 @@
-"""Huge messages: the start and end of a long answer on screen, a "show all" bar, the full-text viewer."""
+"""Huge messages: the start and end of a long answer on screen, a "show all" bar, the full-text viewer
+(opened by the main screen, so those tests host the conversation on it)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from textual.app import App
 from textual.widgets import Markdown
 
 from hermes_tui.screens.full_text import FullTextScreen
+from hermes_tui.screens.main import STYLES_PATH, MainScreen
 from hermes_tui.widgets.answer_body import HEAD_CHARS, TAIL_CHARS
 from hermes_tui.widgets.conversation import ConversationView
 from hermes_tui.widgets.full_text_view import FullTextView, wrap_rows
@@ -23,6 +26,21 @@ SHOWN_AT_MOST = HEAD_CHARS + TAIL_CHARS + 2 * 8_000
 
 def host() -> HostApp:
     return HostApp(lambda: [ConversationView(id="conversation")])
+
+
+class MainHost(App[None]):
+    """The conversation where it lives, on the main screen (which opens the full-text viewer)."""
+
+    CSS_PATH = STYLES_PATH
+
+    def get_default_screen(self) -> MainScreen:
+        return MainScreen()
+
+    @property
+    def conversation(self) -> ConversationView:
+        main = self.screen_stack[0]
+        assert isinstance(main, MainScreen)
+        return main.conversation
 
 
 def long_answer(size: int) -> str:
@@ -71,9 +89,9 @@ async def test_enter_on_the_bar_opens_the_whole_answer_and_escape_closes_it() ->
     text = long_answer(300_000)
     middle = "Paragraph 1000:"
     assert middle in text
-    app = host()
+    app = MainHost()
     async with app.run_test(size=(100, 30)) as pilot:
-        view = app.query_one(ConversationView)
+        view = app.conversation
         await view.load_history([{"role": "user", "content": "go"}, {"role": "assistant", "content": text}])
         row = view.query(AssistantMessage).last()
         await wait_until(pilot, lambda: row.body.bar.display, what="the bar")
@@ -94,9 +112,12 @@ async def test_enter_on_the_bar_opens_the_whole_answer_and_escape_closes_it() ->
 
 
 async def test_a_click_on_the_bar_opens_the_viewer_too() -> None:
-    app = host()
+    app = MainHost()
     async with app.run_test(size=(100, 30)) as pilot:
-        view = app.query_one(ConversationView)
+        # The conversation at the full width (side panel hidden): at 64 columns the click's mouse-down
+        # selects the message, whose cursor border re-wraps it, and the bar moves from under the pointer.
+        await pilot.press("ctrl+b")
+        view = app.conversation
         await view.load_history([{"role": "assistant", "content": long_answer(100_000)}])
         row = view.query(AssistantMessage).last()
         await wait_until(pilot, lambda: row.body.bar.display, what="the bar")
@@ -136,9 +157,9 @@ async def test_a_streamed_answer_keeps_a_bounded_number_of_widgets_however_long_
 
 async def test_a_huge_user_message_shows_its_start_and_opens_whole_on_enter() -> None:
     pasted = "".join(f"log line {index}: something happened\n" for index in range(50_000))
-    app = host()
+    app = MainHost()
     async with app.run_test(size=(100, 30)) as pilot:
-        view = app.query_one(ConversationView)
+        view = app.conversation
         view.add_user(pasted)
         await pilot.pause()
         message = view.query(UserMessage).last()

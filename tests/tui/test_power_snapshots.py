@@ -112,6 +112,7 @@ def test_compress_preview_screen(snap_compare: Any) -> None:
 
 class QueueLineApp(App[Any]):
     CSS_PATH = STYLES_PATH
+    AUTO_FOCUS = None  # the line as it shows under the prompt (the prompt has the focus)
 
     def compose(self) -> ComposeResult:
         yield QueueLine(id="queue-line")

@@ -1,4 +1,4 @@
-"""PromptInput: submit, history walk, placeholder, set_text, slash suggestions, Ctrl-C clearing."""
+"""PromptInput: submit, history walk, placeholder, set_text, slash suggestions, Ctrl-C clearing, pastes."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ async def test_the_placeholder_invites_a_prompt() -> None:
     app = PromptHost()
     async with app.run_test() as pilot:
         await pilot.pause()
-        assert PLACEHOLDER == "Ask anything — /help for commands"
+        assert PLACEHOLDER == "Ask anything — /help for commands, @ for files, Ctrl+J for a new line"
         assert PLACEHOLDER in screen_text(app)
 
 
@@ -86,7 +86,7 @@ async def test_slash_commands_are_suggested_and_right_accepts() -> None:
     async with app.run_test() as pilot:
         prompt = app.query_one(PromptInput)
         await type_text(pilot, "/comp")
-        await wait_until(pilot, lambda: prompt._suggestion == "/compress", what="the /compress suggestion")
+        await wait_until(pilot, lambda: prompt.suggestion == "ress", what="the /compress suggestion")
         await pilot.press("right")
         assert prompt.value == "/compress"
         registry = {f"/{name}" for command in COMMANDS for name in (command.name, *command.aliases)}
@@ -105,7 +105,8 @@ async def test_a_shared_prefix_completes_to_the_command_not_its_alias_and_aliase
         for typed, suggested in (("/re", "/resume"), ("/fo", "/fork"), ("/SE", "/sessions"), ("/ex", "/exit")):
             prompt.value = ""
             await type_text(pilot, typed)
-            await wait_until(pilot, lambda s=suggested: prompt._suggestion == s, what=f"the {suggested} suggestion")
+            rest = suggested[len(typed) :]
+            await wait_until(pilot, lambda r=rest: prompt.suggestion == r, what=f"the {suggested} suggestion")
         suggester = prompt.slash_suggester
         assert await suggester.get_suggestion("/new my") is None  # arguments are the user's own
         assert await suggester.get_suggestion("hello") is None  # only slash commands are completed
@@ -143,6 +144,8 @@ async def test_a_paste_never_puts_escape_sequences_in_the_prompt() -> None:
         prompt = app.query_one(PromptInput)
         prompt.post_message(events.Paste("ls -la\x1b[2K\rrm -rf ~\u202e\nsecond line"))
         await pilot.pause()
-        assert prompt.value == "ls -la[2Krm -rf ~"  # ESC, CR and the bidi override are gone
+        assert (
+            prompt.value == "ls -la[2K\nrm -rf ~\nsecond line"
+        )  # ESC and the bidi override are gone; CR is a line end
         prompt.set_text("undo \x1b]0;title\x07back\ttab")
-        assert prompt.value == "undo ]0;titleback tab"
+        assert prompt.value == "undo ]0;titleback\ttab"  # a tab stays (pasted code keeps its indentation)

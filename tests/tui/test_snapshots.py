@@ -1,5 +1,6 @@
 """SVG snapshots of the look: main screen, streaming, tool card, gauge, lineage tree, approval, help,
-a long answer with its "show all" bar, the full-text viewer.
+a long answer with its "show all" bar, the full-text viewer, the cards of calls that changed files
+(collapsed and expanded) and the approval of a file change.
 
 Generate baselines with `pytest tests/tui/test_snapshots.py --snapshot-update`; they live in
 tests/tui/__snapshots__/. Clocks are fixed and cursor blinking is off, so every run draws the same.
@@ -13,6 +14,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from hermes_tui.core.tools.danger import assess_command
+from hermes_tui.core.tools.file_diff import file_change, sized_change
 from hermes_tui.screens.approval import ApprovalScreen
 from hermes_tui.screens.full_text import FullTextScreen
 from hermes_tui.screens.help import HelpScreen
@@ -244,3 +246,73 @@ def test_the_full_text_viewer(snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(ConversationSnapshotApp(), terminal_size=(90, 24), run_before=run_before)
+
+
+APP_BEFORE = b"""def main():
+    setup()
+    run()
+    return 1
+
+def helper():
+\treturn None"""
+APP_AFTER = b"""def main():
+    setup()
+    run(verbose=True)
+    report()
+    return 0
+
+def helper():
+\treturn None
+"""
+
+
+def diff_changes() -> tuple[Any, ...]:
+    """A patch that edited one file, created one and touched a binary one; and one that edited app.py."""
+    several = (
+        file_change("src/app.py", APP_BEFORE, APP_AFTER),
+        file_change("docs/NOTES.md", None, b"# Notes\n\nfirst\n"),
+        sized_change("assets/logo.png", 12_345, 12_400, "binary file"),
+    )
+    return several, (file_change("src/app.py", APP_BEFORE, APP_AFTER),)
+
+
+def test_diff_cards_collapsed_and_expanded(snap_compare: Any) -> None:
+    several, one = diff_changes()
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        view = pilot.app.query_one(ConversationView)
+        view.add_user("Make main verbose and start the notes")
+        view.add_tool_call("call_p", "patch", '{"mode": "patch", "patch": "*** Begin Patch ..."}')
+        view.finish_tool_call("call_p", '{"success": true}', False, 0.04, several)
+        view.add_tool_call("call_w", "patch", '{"mode": "replace", "path": "src/app.py"}')
+        view.finish_tool_call("call_w", '{"success": true, "diff": "..."}', False, 0.02, one)
+        await pilot.pause()
+        card = view.tool_card("call_w")
+        assert card is not None
+        card.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: card.size.height > 10, what="the expanded diff")
+        await pilot.pause()
+
+    assert snap_compare(ConversationSnapshotApp(), terminal_size=(90, 34), run_before=run_before)
+
+
+def test_the_approval_of_a_file_change_shows_its_diff(snap_compare: Any) -> None:
+    _several, (change,) = diff_changes()
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await populate_main(pilot)
+        pilot.app.push_screen(
+            ApprovalScreen(
+                "patch",
+                "change /home/me/other/src/app.py (outside the working folder)",
+                "/home/me/project",
+                ["outside the working folder"],
+                change=change,
+                session_scope="changing this file",
+            )
+        )
+        await wait_until(pilot, lambda: "+    report()" in screen_text(pilot.app), what="the diff")
+        await pilot.pause()
+
+    assert snap_compare(MainSnapshotApp(), terminal_size=(100, 36), run_before=run_before)

@@ -16,7 +16,7 @@ A command that opens a screen (/search, /compare, /inspect, /memory, /skills, /h
 /copy) returns only its intent (`core.commands.result`); the headless front-end prints the text
 of it. The handlers live in `session`, `power`, `browse`, `modes`, `rollback`, `context`
 (/context /pin /unpin), `display` (/copy /reasoning /verbose /personality), `info` (/version
-/config /debug), `background` (/background /reload-skills), `extensions` (skills and quick
+/config /debug), `editor` (/edit), `background` (/background /reload-skills), `extensions` (skills and quick
 commands) and `tool_commands` (/tools, /reload-mcp) beside this module.
 
 Commands that are not built in — one per installed skill, the user's `[quick_commands]`, a
@@ -43,6 +43,7 @@ from hermes_tui.core.commands import (
     browse,
     context,
     display,
+    editor,
     info,
     modes,
     power,
@@ -160,6 +161,7 @@ COMMANDS: tuple[Command, ...] = (
         "tools", "/tools [disable|enable NAME…]", "every tool by source, on or off; switch tools", tool_commands.tools
     ),
     Command("reload-mcp", "/reload-mcp", "reconnect the MCP servers from the config", tool_commands.reload_mcp),
+    Command("edit", "/edit", "write the prompt in $VISUAL / $EDITOR (Ctrl+E)", editor.edit, while_busy=True),
     Command("help", "/help", "commands and keys", _help, while_busy=True),
     Command("quit", "/quit", "leave hermes-tui", _quit, ("exit",)),
 )

@@ -188,6 +188,16 @@ def _fallback_choice(
     return ProviderChoice(provider, model, keys[0], base_url, False, "fallback"), keys, ""
 
 
+def fallback_choices(
+    settings: Settings, primary: ProviderChoice, env: Mapping[str, str] | None = None
+) -> list[ProviderChoice]:
+    """The configured fallbacks that can be called (a key or a base URL known), in their order."""
+    env = os.environ if env is None else env
+    primary_keys = [primary.api_key, *settings.chain.pool_keys(primary.provider, env)] if primary.api_key else []
+    choices = [_fallback_choice(entry, primary, primary_keys, settings, env)[0] for entry in settings.chain.fallbacks]
+    return [choice for choice in choices if choice is not None]
+
+
 def build_chain(
     settings: Settings,
     primary: ProviderChoice,

@@ -47,7 +47,7 @@ from hermes_tui.core.turn.state import TurnState
 from hermes_tui.core.turn.steering import STOPPED_EXIT_REASON
 from hermes_tui.core.turn.streaming import StreamAccumulator, strip_think_blocks
 from hermes_tui.core.turn.tool_batch import run_tool_calls
-from hermes_tui.text_safety import valid_unicode
+from hermes_tui.text_safety import valid_unicode, valid_unicode_in
 
 MAX_ITERATIONS_PROMPT = (
     "You've reached the maximum number of tool-calling iterations allowed. Please provide a final "
@@ -84,9 +84,12 @@ async def _saved_even_if_cancelled(finishing: Coroutine[Any, Any, TurnResult]) -
 class TurnRunner:
     """Runs one `run_conversation` call."""
 
-    def __init__(self, deps: TurnDeps, user_message: str) -> None:
+    def __init__(self, deps: TurnDeps, user_message: str, *, content: str | list[dict[str, Any]] | None = None) -> None:
+        """`content` is what the user message carries when it is not `user_message` itself (the prompt
+        with its @-mentioned files attached); hooks, memory and titles read `user_message`."""
         self.deps = deps
         self.state = TurnState(user_message=valid_unicode(user_message))
+        self._content = self.state.user_message if content is None else valid_unicode_in(content)
         self.saver = PartialSaver(deps.session, self.state, deps.events)
         self.budget = IterationBudget(deps.settings.agent.max_turns)
         self.guard = ToolCallGuard()
@@ -103,7 +106,7 @@ class TurnRunner:
         if not session.todo.items:
             session.todo.hydrate_from_history(state.messages)
         self._count_user_turn()
-        state.messages.append({"role": "user", "content": state.user_message})
+        state.messages.append({"role": "user", "content": self._content})
         deps.events.emit(ev.TurnStarted(session.id, state.user_message))
         try:
             await session.flush(state.messages)  # the prompt is stored before anything can go wrong

@@ -98,11 +98,14 @@ class SteeringInbox:
 
     # ------------------------------------------------------------------ the queue
 
-    def enqueue(self, text: str) -> int:
-        """Queue `text`; returns its position (1-based)."""
-        self._queue.append(text.strip())
+    def enqueue(self, text: str, *, first: bool = False) -> int:
+        """Queue `text` (at the front with `first`: it goes out next); returns its position (1-based)."""
+        if first:
+            self._queue.insert(0, text.strip())
+        else:
+            self._queue.append(text.strip())
         self._changed()
-        return len(self._queue)
+        return 1 if first else len(self._queue)
 
     def take_next(self) -> str | None:
         """The next queued message, removed from the queue (None when it is empty)."""

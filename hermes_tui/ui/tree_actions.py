@@ -1,6 +1,6 @@
-"""`TreeActionsMixin`: the HermesApp half that acts on the Sessions tree's highlighted session.
+"""`TreeActions`: what the Sessions tree's keys do to its highlighted session.
 
-The tree's keys post `LineageTree.ActionRequested(action, session_id)`; this mixin carries them out:
+The tree's keys post `LineageTree.ActionRequested(action, session_id)`; the app hands it to `act`:
 - rename (r): `RenameScreen`; the title is checked as /title checks it (the store's sanitising and
   uniqueness: a taken title is refused with a one-line notice). The live session is renamed through
   the Agent (its status bar and future rows follow); any other in state.db directly.
@@ -14,27 +14,24 @@ The tree's keys post `LineageTree.ActionRequested(action, session_id)`; this mix
   `SessionDB.delete_session`: its messages go, its children stay and become top-level sessions
   (their parent link is cleared, as pruning does). The session you are in is refused.
 - filter (/): the filter line above the tree (the Sessions pane opens it itself).
+- replay (p): its last turn sent again on a route the user picks, stored as a side session
+  (`hermes_tui.ui.replay_flow`).
 Each action updates the tree in place (`LineageSync`: one node read, or a removal) and the status bar.
+Branching runs as the command (`TurnControl`), refused while busy; the rest runs in "tree-action" workers.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
-from hermes_tui.store.models import EDGE_COMPRESSION, EDGE_REVIEW
+from hermes_tui.store.models import EDGE_COMPRESSION, EDGE_REVIEW, LineageNode
 from hermes_tui.text_safety import visible
+from hermes_tui.ui.ports import ActionHost
+from hermes_tui.ui.sessions_tree import SessionsTree
+from hermes_tui.ui.turn_control import TurnControl
 from hermes_tui.widgets.formatting import cut, short_session_id
-from hermes_tui.widgets.lineage_tree import EDGE_GLYPHS, LineageTree
+from hermes_tui.widgets.lineage_tree import EDGE_GLYPHS
 
-if TYPE_CHECKING:
-    from hermes_tui.core.agent import Agent
-    from hermes_tui.core.commands import CommandResult
-    from hermes_tui.lineage_sync import LineageSync
-    from hermes_tui.screens.main import MainScreen
-    from hermes_tui.store.db import SessionDB
-    from hermes_tui.store.models import LineageNode
-
-BUSY = "Busy — press Ctrl-C to interrupt first, then try again."
 CHILDREN_LISTED = 5  # children named in the delete dialog; the rest are counted
 
 
@@ -77,49 +74,37 @@ def archive_lines(node: LineageNode) -> list[str]:
     ]
 
 
-class TreeActionsMixin:
-    """Mixed into HermesApp (which provides agent, db, main, lineage_sync and the workers)."""
+class TreeActions:
+    """Carries out the Sessions tree's actions on one session."""
 
-    agent: Agent | None
-    db: SessionDB | None
+    def __init__(
+        self,
+        app: ActionHost,
+        turns: TurnControl,
+        tree: SessionsTree,
+        *,
+        show_session: Callable[[str], None],
+        replay: Callable[[str], None],
+    ) -> None:
+        """`show_session(id)` names the live session in the status bar afresh; `replay(id)` asks for
+        the route to replay that session's last turn on (`ReplayFlow.open`)."""
+        self._app = app
+        self._turns = turns
+        self._tree = tree
+        self._show_session = show_session
+        self._replay = replay
 
-    if TYPE_CHECKING:  # what HermesApp provides
-
-        @property
-        def main(self) -> MainScreen: ...
-        @property
-        def lineage_sync(self) -> LineageSync: ...
-        @property
-        def turn_running(self) -> bool: ...
-        @property
-        def command_running(self) -> bool: ...
-
-        command_worker: Any
-
-        async def _show_result(self, result: CommandResult, *, beside: bool = False) -> None: ...
-        def _show_session(self, session_id: str, title: str | None = None) -> None: ...
-        def notify(self, message: str, **kwargs: Any) -> None: ...
-        def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
-        def run_worker(self, work: Any, **kwargs: Any) -> Any: ...
-        def copy_to_clipboard(self, text: str) -> None: ...
-
-    def wire_sessions_pane(self) -> None:
-        """Let the preview read from the open database (start-up, once the database is open)."""
-        if self.db is not None:
-            self.main.tree_preview.loader = self.db.session_preview
-            self.main.tree_preview.refresh_preview()
-
-    async def on_lineage_tree_action_requested(self, message: LineageTree.ActionRequested) -> None:
-        message.stop()
-        if self.agent is None or self.db is None:
-            self.notify("The session database is not open yet.", severity="warning")
+    def act(self, action: str, session_id: str | None) -> None:
+        """`action` ("rename", "branch", "export", "copy_id", "archive", "delete") on `session_id`."""
+        if self._app.agent is None or self._app.db is None:
+            self._app.notify("The session database is not open yet.", severity="warning")
             return
-        node = self.main.lineage.session(message.session_id or "")
+        node = self._app.main.lineage.session(session_id or "")
         if node is None:
-            self.notify("Move the cursor onto a session first.", severity="warning")
+            self._app.notify("Move the cursor onto a session first.", severity="warning")
             return
         if node.edge == EDGE_REVIEW:
-            self.notify("That row is a self-review run, not a session: Enter shows what it changed.")
+            self._app.notify("That row is a self-review run, not a session: Enter shows what it changed.")
             return
         handlers = {
             "rename": self._ask_rename,
@@ -128,8 +113,9 @@ class TreeActionsMixin:
             "copy_id": self._copy_id,
             "archive": self._toggle_archive,
             "delete": self._ask_delete,
+            "replay": lambda chosen: self._replay(chosen.id),
         }
-        handler = handlers.get(message.action)
+        handler = handlers.get(action)
         if handler is not None:
             handler(node)
 
@@ -140,16 +126,16 @@ class TreeActionsMixin:
 
         def renamed(text: str | None) -> None:
             if text is not None:
-                self.run_worker(self._rename(node, text), group="tree-action")
+                self._app.run_worker(self._rename(node, text), group="tree-action")
 
         heading = f"New title for {node.id} (unique, up to 100 characters):"
-        self.push_screen(RenameScreen(heading, visible(node.title or "")), callback=renamed)
+        self._app.push_screen(RenameScreen(heading, visible(node.title or "")), callback=renamed)
 
     async def _rename(self, node: LineageNode, text: str) -> None:
         from hermes_tui.core.session.live import SessionError
         from hermes_tui.core.session.moves import clean_title
 
-        agent, db = self.agent, self.db
+        agent, db = self._app.agent, self._app.db
         assert agent is not None and db is not None
         try:
             title = clean_title(text)
@@ -160,52 +146,51 @@ class TreeActionsMixin:
             else:
                 await db.set_session_title(node.id, title)
         except (SessionError, ValueError) as exc:
-            self.notify(f"Not renamed: {exc}", severity="error")
+            self._app.notify(f"Not renamed: {exc}", severity="error")
             return
-        self.lineage_sync.retitle(node.id, title)
+        self._tree.sync.retitle(node.id, title)
         self._after_action(node.id)
-        self.notify(f"Renamed {short_session_id(node.id)} to “{title}”.")
+        self._app.notify(f"Renamed {short_session_id(node.id)} to “{title}”.")
 
     # ------------------------------------------------------------------ branch
 
     def _branch_from_tree(self, node: LineageNode) -> None:
-        if self.turn_running or self.command_running:
-            self.notify(BUSY, severity="warning")
+        if self._turns.refuse_if_busy():
             return
-        self.command_worker = self.run_worker(self._branch(node), group="command", exclusive=True)
+        self._turns.run_as_command(self._branch(node))
 
     async def _branch(self, node: LineageNode) -> None:
         from hermes_tui.core.commands import run_command
 
-        agent = self.agent
+        agent = self._app.agent
         assert agent is not None
         if node.id != agent.session_id:
             resumed = await run_command(agent, f"/resume {node.id}", interactive=True)
-            await self._show_result(resumed)
+            await self._turns.show_result(resumed)
             if resumed.error:
                 return
-        await self._show_result(await run_command(agent, "/branch", interactive=True))
+        await self._turns.show_result(await run_command(agent, "/branch", interactive=True))
 
     # ------------------------------------------------------------------ export, copy id
 
     def _export(self, node: LineageNode) -> None:
-        self.run_worker(self._export_to_file(node), group="tree-action")
+        self._app.run_worker(self._export_to_file(node), group="tree-action")
 
     async def _export_to_file(self, node: LineageNode) -> None:
         from hermes_tui.core.commands import export_session
         from hermes_tui.core.session.live import SessionError
 
-        assert self.agent is not None
+        assert self._app.agent is not None
         try:
-            result = await export_session(self.agent, node.id)
+            result = await export_session(self._app.agent, node.id)
         except SessionError as exc:
-            self.notify(f"Not exported: {exc}", severity="error")
+            self._app.notify(f"Not exported: {exc}", severity="error")
             return
-        self.notify(result.output)
+        self._app.notify(result.output)
 
     def _copy_id(self, node: LineageNode) -> None:
-        self.copy_to_clipboard(node.id)
-        self.notify(f"Copied session id {node.id}")
+        self._app.copy_to_clipboard(node.id)
+        self._app.notify(f"Copied session id {node.id}")
 
     # ------------------------------------------------------------------ archive
 
@@ -214,65 +199,65 @@ class TreeActionsMixin:
         from hermes_tui.screens.tree_dialogs import ArchiveScreen
 
         if node.archived:
-            self.run_worker(self._set_archived(node, False), group="tree-action")
+            self._app.run_worker(self._set_archived(node, False), group="tree-action")
             return
 
         def confirmed(agreed: bool | None) -> None:
             if agreed:
-                self.run_worker(self._set_archived(node, True), group="tree-action")
+                self._app.run_worker(self._set_archived(node, True), group="tree-action")
 
-        self.push_screen(ArchiveScreen(archive_lines(node)), callback=confirmed)
+        self._app.push_screen(ArchiveScreen(archive_lines(node)), callback=confirmed)
 
     async def _set_archived(self, node: LineageNode, archived: bool) -> None:
-        assert self.db is not None
-        if not await self.db.set_session_archived(node.id, archived):
-            self.notify("Not saved yet — a session can be archived once it has a message.", severity="warning")
+        assert self._app.db is not None
+        if not await self._app.db.set_session_archived(node.id, archived):
+            self._app.notify("Not saved yet — a session can be archived once it has a message.", severity="warning")
             return
-        await self.lineage_sync.refresh(self.agent, self.db, [node.id])  # type: ignore[arg-type]
+        await self._tree.refresh(node.id)
         self._after_action(node.id)
         if archived:
-            hint = "" if self.main.lineage.show_archived else " and hidden here (Shift+A shows archived sessions)"
-            self.notify(f"Archived “{session_name(node)}”: left out of session lists{hint}.")
+            hint = "" if self._app.main.lineage.show_archived else " and hidden here (Shift+A shows archived sessions)"
+            self._app.notify(f"Archived “{session_name(node)}”: left out of session lists{hint}.")
         else:
-            self.notify(f"Unarchived “{session_name(node)}”.")
+            self._app.notify(f"Unarchived “{session_name(node)}”.")
 
     # ------------------------------------------------------------------ delete
 
     def _ask_delete(self, node: LineageNode) -> None:
         from hermes_tui.screens.tree_dialogs import DeleteScreen
 
-        assert self.agent is not None
-        if node.id == self.agent.session_id:
-            self.notify(
+        assert self._app.agent is not None
+        if node.id == self._app.agent.session_id:
+            self._app.notify(
                 "That is the session you are in: it cannot be deleted. Switch to another session first.",
                 severity="error",
             )
             return
-        children = [child for child in self.main.lineage.children_of(node.id) if child.edge != EDGE_REVIEW]
+        children = [child for child in self._app.main.lineage.children_of(node.id) if child.edge != EDGE_REVIEW]
 
         def confirmed(agreed: bool | None) -> None:
             if agreed:
-                self.run_worker(self._delete(node, len(children)), group="tree-action")
+                self._app.run_worker(self._delete(node, len(children)), group="tree-action")
 
-        self.push_screen(DeleteScreen(delete_lines(node, children)), callback=confirmed)
+        self._app.push_screen(DeleteScreen(delete_lines(node, children)), callback=confirmed)
 
     async def _delete(self, node: LineageNode, children: int) -> None:
-        agent, db = self.agent, self.db
+        agent, db = self._app.agent, self._app.db
         assert agent is not None and db is not None
         if node.id == agent.session_id:  # it became the live session while the dialog was open
-            self.notify("That is the session you are in now: nothing was deleted.", severity="error")
+            self._app.notify("That is the session you are in now: nothing was deleted.", severity="error")
             return
         if not await db.delete_session(node.id):
-            self.notify("That session was already gone.", severity="warning")
-        self.lineage_sync.remove(node.id)
+            self._app.notify("That session was already gone.", severity="warning")
+        self._tree.sync.remove(node.id)
         self._after_action(agent.session_id)
         moved = f"; its {children} child session(s) are now top-level" if children else ""
-        self.notify(f"Deleted “{session_name(node)}” ({node.id}){moved}.")
+        self._app.notify(f"Deleted “{session_name(node)}” ({node.id}){moved}.")
 
     # ------------------------------------------------------------------ after each action
 
     def _after_action(self, session_id: str) -> None:
         """The status bar names the live session afresh; the preview reads the highlighted one again."""
-        if self.agent is not None:
-            self._show_session(self.agent.session_id)
-        self.main.tree_preview.refresh_preview()
+        if self._app.agent is not None:
+            self._show_session(self._app.agent.session_id)
+        self._app.main.tree_preview.refresh_preview()

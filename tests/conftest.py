@@ -1,6 +1,8 @@
 """Shared pytest fixtures: an isolated home folder and a copy of the Hermes-written fixture DB.
 
-Test modules keep their own specialised fixtures; this file holds only what every layer uses.
+Also the loopback fake LLM server every layer talks to (`server`; `module_server` for module-scoped
+fixtures) and the fast tier's marks (`pytest_collection_modifyitems`). Test modules keep their own
+specialised fixtures; this file holds only what every layer uses.
 """
 
 from __future__ import annotations
@@ -9,9 +11,13 @@ import os
 import shutil
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.fake_llm import FakeLLMServer
+from tests.waits import HANG_GUARD_S
 
 LOCAL_FIXTURE_DB = Path(__file__).resolve().parent / "fixtures" / "hermes_state_v14.db"
 # A home today's Hermes (a7ef17da7, schema v21) wrote: fixtures/hermes_home_v21/README.md
@@ -43,12 +49,44 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
 
 
 @pytest.fixture(autouse=True)
+def _notifications_outlast_slow_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A toast stays until a test on a loaded machine has looked for it (Textual's default is 5 s)."""
+    from textual.app import App
+
+    monkeypatch.setattr(App, "NOTIFICATION_TIMEOUT", HANG_GUARD_S)
+
+
+@pytest.fixture(autouse=True)
+def _keys_handled_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`pilot.press` returns once each key has been handled, however busy the machine (tests/pilot_keys.py)."""
+    from textual.pilot import Pilot
+
+    from tests.pilot_keys import press_and_settle
+
+    monkeypatch.setattr(Pilot, "press", press_and_settle)
+
+
+@pytest.fixture(autouse=True)
 def _registry_without_extensions():
     """The slash commands an agent registered (its skills, its quick commands) end with the test."""
     yield
     registry = sys.modules.get("hermes_tui.core.commands.registry")
     if registry is not None:
         registry.reset_dynamic()
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    """A running loopback fake LLM server (tests/fake_llm.py) for one test; script it with `enqueue`."""
+    with FakeLLMServer() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def module_server() -> Iterator[FakeLLMServer]:
+    """One fake LLM server for a whole test module (for module-scoped fixtures that run the agent)."""
+    with FakeLLMServer() as srv:
+        yield srv
 
 
 @pytest.fixture
@@ -88,6 +126,37 @@ def copy_hermes_home_v21(target: Path, port: int | None = None) -> Path:
 def hermes_home_v21(tmp_path: Path) -> Path:
     """A temp copy of the v21 Hermes home (config.yaml still says PORT; see copy_hermes_home_v21)."""
     return copy_hermes_home_v21(tmp_path / "hermes-v21")
+
+
+# The fast tier (`make test-fast`): the unit tests of the store, the context (compression, tokens,
+# redaction), the live session, the turn and the pure modules — no agent turn, Pilot, tmux or second
+# process. A test in these places that starts one (the CLI, a fresh Python) says so with
+# @pytest.mark.subprocess, one that takes seconds on its own with @pytest.mark.slow. The rest runs
+# with `make test` only: the agent's functional tests (tests/core: a real Agent through the SDKs,
+# about 80 s on its own here), faults, tools, providers, the Pilot and snapshot tests (tests/app,
+# tests/tui) and the end-to-end ones (tests/e2e, tests/crash).
+TESTS_DIR = Path(__file__).resolve().parent
+FAST_TIER = frozenset(
+    {
+        "store",
+        "context",
+        "session",
+        "turn",
+        "test_config.py",
+        "test_ui_state.py",
+        "test_text_safety.py",
+        "test_retry.py",
+        "test_architecture.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the fast tier's tests `fast` (run them alone with `-m fast`)."""
+    for item in items:
+        place = Path(item.path).resolve().relative_to(TESTS_DIR).parts[0]
+        if place in FAST_TIER and not any(item.get_closest_marker(name) for name in ("subprocess", "slow")):
+            item.add_marker(pytest.mark.fast)
 
 
 _session_status: dict[str, int] = {}

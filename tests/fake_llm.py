@@ -59,6 +59,7 @@ from tests.fake_llm_wire import (
     openai_error_body,
     openai_events,
 )
+from tests.waits import guard
 
 __all__ = [
     "BlackHole",
@@ -446,9 +447,10 @@ class FakeLLMServer:
         with self._lock:
             return self.requests[-1].body
 
-    async def wait_for_requests(self, count: int, timeout: float = 5.0) -> None:
-        """Poll, without blocking the event loop, until `count` requests arrived (else AssertionError)."""
-        deadline = time.monotonic() + timeout
+    async def wait_for_requests(self, count: int, timeout: float | None = None) -> None:
+        """Poll, without blocking the event loop, until `count` requests arrived (else AssertionError after
+        the hang guard, `guard(timeout)` seconds)."""
+        deadline = time.monotonic() + guard(timeout)
         while time.monotonic() < deadline:
             with self._lock:
                 if len(self.requests) >= count:

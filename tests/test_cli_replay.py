@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,12 +35,6 @@ def home(tmp_path: Path) -> Path:
     folder.mkdir(mode=0o700)
     asyncio.run(_seed(folder / "state.db"))
     return folder
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 def _digest(path: Path) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -23,9 +22,9 @@ R = FailoverReason
 
 
 @pytest.fixture(scope="module")
-def srv() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as server:
-        yield server
+def srv(module_server: FakeLLMServer) -> FakeLLMServer:
+    """One fake server for the module (tests/conftest.py's `module_server`)."""
+    return module_server
 
 
 def provider_for(sdk: str, srv: FakeLLMServer, **kwargs) -> Provider:

@@ -164,6 +164,11 @@ class SearchScreen(ModalScreen[SearchChoice | None]):
     # ------------------------------------------------------------------ searching
 
     @property
+    def settled(self) -> bool:
+        """No line waits for its pause and no search runs: the results shown stay (tests, the bench)."""
+        return self._debounce is None and not self._searching
+
+    @property
     def results(self) -> OptionList:
         return self.query_one("#search-results", OptionList)
 

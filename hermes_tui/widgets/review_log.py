@@ -2,9 +2,10 @@
 
 Entries are timestamped (from an injectable clock, so tests and snapshots are deterministic) and
 carry a kind icon and colour: compression, rotation, memory, skill, warning, info, files (what a
-turn changed), rewind. The log keeps at
-most `max_entries` entries; older ones fall off the top. An entry may carry a detail (a
-self-review's diff of the files it changed, a turn's diff): its line ends with "⧉ changes", a click on the line —
+turn changed), rewind. The log keeps at most `max_entries` entries; older ones fall off the top. An
+entry that comes before the log is mounted, or while the app takes it down, is kept without being
+drawn. An entry may carry a detail (a self-review's diff of the files it changed, a turn's diff): its
+line ends with "⧉ changes", a click on the line —
 or Enter for the newest such entry — posts `DetailRequested`, and the app opens the detail.
 """
 
@@ -95,12 +96,19 @@ class ReviewLog(RichLog):
         entry = ReviewLogEntry(time or self.clock(), kind, visible(text), visible(detail) if detail else detail, key)
         overflowing = len(self._entries) == self._entries.maxlen
         self._entries.append(entry)
-        if not self.is_mounted:
+        if not self._can_write:
             return
         if overflowing:
             self._rewrite()
         else:
             self.write(self.entry_text(entry))
+
+    @property
+    def _can_write(self) -> bool:
+        """Lines can be drawn: mounted (earlier entries are drawn on mount) and not being taken down.
+        While the app closes, its widgets are removed one by one and a removed log has lost its
+        styles: an entry that comes then (one held behind a long history) is kept, not drawn."""
+        return self.is_mounted and self.is_attached and self.app.is_running
 
     def clear_entries(self) -> None:
         self._entries.clear()

@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 from textual.command import CommandList, CommandPalette
+from textual.message import Message
+from textual.worker import Worker, WorkerState
 
 from hermes_tui.app import HermesApp
 from hermes_tui.core.commands import run_command
@@ -15,41 +17,69 @@ from hermes_tui.widgets.transcript import KIND_NOTICE
 from tests.app.test_app import make_app
 from tests.core.helpers import make_agent
 from tests.tui.helpers import wait_until, widget_text
+from tests.waits import HANG_GUARD_S
 
 COMMAND_TOKEN = re.compile(r"(?<![\w/])/[a-z][a-z-]*")
 
 
-async def open_palette(pilot, app: HermesApp) -> CommandList:
+class PaletteSearches:
+    """A message hook (`run_test(message_hook=...)`): the palette lines whose search finished.
+
+    The palette asks every provider concurrently in one worker per line typed (a newer line cancels the
+    older one); when that worker succeeds, every provider has answered and its hits are listed."""
+
+    def __init__(self) -> None:
+        self.finished: list[str] = []
+
+    def __call__(self, message: Message) -> None:
+        if (
+            isinstance(message, Worker.StateChanged)
+            and message.state is WorkerState.SUCCESS
+            and isinstance(message.worker.node, CommandPalette)
+            and message.worker.name == "_gather_commands"
+        ):
+            self.finished.append(message.worker.description)
+
+    async def wait_for(self, pilot, line: str) -> None:
+        gathered = f"_gather_commands({line!r})"  # Textual names the worker after its call
+        await wait_until(pilot, lambda: gathered in self.finished, what=f"every provider's hits for {line!r}")
+
+
+async def open_palette(pilot, app: HermesApp, searches: PaletteSearches) -> CommandList:
+    searches.finished.clear()
     await pilot.press("ctrl+p")
-    await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), 5, "the command palette")
+    await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the command palette")
     return app.screen.query_one(CommandList)
+
+
+async def search_palette(pilot, searches: PaletteSearches, query: str) -> None:
+    """Type `query` into the open palette and wait until every provider answered it."""
+    await pilot.press(*query)
+    await searches.wait_for(pilot, query)
 
 
 def hit_texts(command_list: CommandList) -> list[str]:
     return [str(option.hit.text) for option in command_list.options]
 
 
-async def palette_hits(pilot, app: HermesApp, query: str = "") -> list[str]:
+async def palette_hits(pilot, app: HermesApp, searches: PaletteSearches, query: str = "") -> list[str]:
     """The entries the real palette lists for `query` (every provider, ours and Textual's)."""
-    command_list = await open_palette(pilot, app)
+    command_list = await open_palette(pilot, app, searches)
     if query:
-        await pilot.press(*query)
-        await wait_until(
-            pilot, lambda: any(query in text for text in hit_texts(command_list)), 5, f"palette hits for {query!r}"
-        )
+        await search_palette(pilot, searches, query)
     else:
-        await wait_until(pilot, lambda: sum(t.startswith("/") for t in hit_texts(command_list)) > 1, 5, "slash hits")
-    await pilot.pause(0.2)  # providers answer concurrently: let the slower ones add their hits
+        await searches.wait_for(pilot, "")  # the palette searches the empty line as it opens
     texts = hit_texts(command_list)
     await pilot.press("escape")
-    await wait_until(pilot, lambda: not isinstance(app.screen, CommandPalette), 5, "the palette to close")
+    await wait_until(pilot, lambda: not isinstance(app.screen, CommandPalette), what="the palette to close")
     return texts
 
 
 async def test_every_advertised_command_is_answered_by_the_core(tmp_path: Path) -> None:
     app = make_app(tmp_path / "ui")
-    async with app.run_test(size=(120, 60)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+    searches = PaletteSearches()
+    async with app.run_test(size=(120, 60), message_hook=searches) as pilot:
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         completions = set(app.main.prompt.slash_suggester.candidates)
 
         await pilot.press("f1")
@@ -61,12 +91,12 @@ async def test_every_advertised_command_is_answered_by_the_core(tmp_path: Path) 
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), 5, "help to close")
 
-        discovered = {text for text in await palette_hits(pilot, app) if text.startswith("/")}
-        searched = {text for text in await palette_hits(pilot, app, "/") if text.startswith("/")}
+        discovered = {text for text in await palette_hits(pilot, app, searches) if text.startswith("/")}
+        searched = {text for text in await palette_hits(pilot, app, searches, "/") if text.startswith("/")}
         aliases_searched = {
             text
             for alias in sorted(help_all - help_names)
-            for text in await palette_hits(pilot, app, alias.removeprefix("/"))
+            for text in await palette_hits(pilot, app, searches, alias.removeprefix("/"))
             if text.startswith("/")
         }
 
@@ -90,13 +120,13 @@ async def test_every_advertised_command_is_answered_by_the_core(tmp_path: Path) 
 
 async def test_choosing_a_command_in_the_palette_runs_it_like_typing_it(tmp_path: Path) -> None:
     app = make_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
-        hits = await palette_hits(pilot, app)
+    searches = PaletteSearches()
+    async with app.run_test(size=(120, 40), message_hook=searches) as pilot:
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
+        hits = await palette_hits(pilot, app, searches)
         assert {"Theme", "Quit", "Keys"} <= set(hits)  # Textual's own entries stay alongside ours
-        await open_palette(pilot, app)
-        await pilot.press(*"usage")
-        await pilot.pause(0.2)
+        await open_palette(pilot, app, searches)
+        await search_palette(pilot, searches, "usage")
         await pilot.press("enter")
         await wait_until(
             pilot,
@@ -113,12 +143,12 @@ async def test_choosing_a_command_in_the_palette_runs_it_like_typing_it(tmp_path
 
 async def test_a_command_that_takes_arguments_is_put_in_the_prompt_to_finish(tmp_path: Path) -> None:
     app = make_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+    searches = PaletteSearches()
+    async with app.run_test(size=(120, 40), message_hook=searches) as pilot:
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         first_session = app.agent.session_id
-        await open_palette(pilot, app)
-        await pilot.press(*"title")
-        await pilot.pause(0.2)
+        await open_palette(pilot, app, searches)
+        await search_palette(pilot, searches, "title")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.main.prompt.value == "/title ", 5, "the prompt prefilled with /title")
         await wait_until(pilot, lambda: app.focused is app.main.prompt, 5, "focus on the prompt")

@@ -16,6 +16,7 @@ from hermes_tui.widgets.transcript import KIND_ASSISTANT, KIND_NOTICE, KIND_TOOL
 from tests.core.helpers import background_work
 from tests.fake_llm import FakeLLMServer, Hang, Reply
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S, guard
 
 DEMO = ProviderChoice("demo", "demo", "", "", True, "no API key configured")
 SUMMARY = "## Active Task\nUser asked: 'go on'\n## Goal\nKeep going."
@@ -47,9 +48,10 @@ def db_rows(app: HermesApp, sql: str, *params: object) -> list[tuple]:
         con.close()
 
 
-async def wait_exit(app: HermesApp, timeout: float = 5.0) -> None:
-    """Poll (without the pilot, whose pauses need a running app) until the app has stopped."""
-    await asyncio.wait_for(_until_stopped(app), timeout)
+async def wait_exit(app: HermesApp, timeout: float | None = None) -> None:
+    """Poll (without the pilot, whose pauses need a running app) until the app has stopped (a hang guard:
+    `guard(timeout)` seconds)."""
+    await asyncio.wait_for(_until_stopped(app), guard(timeout))
 
 
 async def _until_stopped(app: HermesApp) -> None:
@@ -63,7 +65,7 @@ async def submit(pilot, app: HermesApp, text: str) -> None:
     await pilot.press("enter")
 
 
-async def wait_turn(pilot, app: HermesApp, timeout: float = 10.0) -> None:
+async def wait_turn(pilot, app: HermesApp, timeout: float | None = None) -> None:
     """Wait for the turn started by the latest `submit` (not an earlier one) to finish."""
     before = getattr(app, "last_submitted_runs", 0)
     await wait_until(pilot, lambda: app.turns.turn_runs > before, timeout, "a new turn to start")
@@ -74,7 +76,7 @@ async def wait_turn(pilot, app: HermesApp, timeout: float = 10.0) -> None:
 async def test_prompt_is_focused_and_a_turn_round_trips(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         assert app.focused is app.main.prompt  # typing goes straight to the input
         await pilot.press(*"read README.md")
         assert app.main.prompt.value == "read README.md"
@@ -92,10 +94,10 @@ async def test_prompt_is_focused_and_a_turn_round_trips(tmp_path: Path) -> None:
 
 async def test_ctrl_c_ladder_clear_interrupt_quit(tmp_path: Path) -> None:
     with FakeLLMServer() as srv:
-        srv.enqueue(Hang(seconds=30, first_text="A partial thought"))
+        srv.enqueue(Hang(seconds=600, first_text="A partial thought"))
         app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             # 1. text in the input: Ctrl-C clears it.
             app.main.prompt.value = "draft that I regret"
             await pilot.press("ctrl+c")
@@ -128,7 +130,7 @@ async def test_ctrl_c_ladder_clear_interrupt_quit(tmp_path: Path) -> None:
 async def test_ctrl_q_quits_with_code_zero(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test() as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await pilot.press("ctrl+q")
         await wait_exit(app)
     assert app.return_code == 0
@@ -137,7 +139,7 @@ async def test_ctrl_q_quits_with_code_zero(tmp_path: Path) -> None:
 async def test_slash_commands_new_help_quit(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
         first = app.agent.session_id
@@ -163,7 +165,7 @@ async def test_slash_commands_new_help_quit(tmp_path: Path) -> None:
 async def test_shell_command_asks_for_approval_in_a_modal(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "run echo approved-output")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 10, "the approval modal")
         await pilot.press("y")
@@ -182,7 +184,7 @@ async def test_shell_command_asks_for_approval_in_a_modal(tmp_path: Path) -> Non
 async def test_ctrl_c_in_the_approval_modal_interrupts_and_the_tool_card_stops_running(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "run echo never-run")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 10, "the approval modal")
         await pilot.press("ctrl+c")
@@ -211,7 +213,7 @@ async def test_compression_updates_gauge_tree_and_review_log_live(tmp_path: Path
         )
         app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
         async with app.run_test(size=size) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             for index in range(6):
                 await submit(pilot, app, f"question {index}")
                 await wait_turn(pilot, app)
@@ -234,7 +236,7 @@ async def test_compression_updates_gauge_tree_and_review_log_live(tmp_path: Path
 async def test_choosing_a_session_in_the_tree_resumes_it(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "first topic")
         await wait_turn(pilot, app)
         first = app.agent.session_id
@@ -279,7 +281,7 @@ def tree_label(app: HermesApp, session_id: str) -> str:
 async def test_turns_update_the_sessions_tree_without_reading_every_session_again(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         assert app.sessions_tree.sync.full_reloads == 1  # start-up
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
@@ -307,7 +309,7 @@ async def test_turns_update_the_sessions_tree_without_reading_every_session_agai
 async def test_a_commit_by_another_process_makes_the_tree_read_everything_again(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
         con = sqlite3.connect(app.home.state_db)  # another writer, as another hermes-tui would be

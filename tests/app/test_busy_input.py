@@ -15,6 +15,7 @@ from hermes_tui.config import ProviderChoice, Settings
 from tests.app.test_app import db_rows, make_app, submit
 from tests.fake_llm import FakeLLMServer, Hang, Reply
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 
 def _app(tmp_path: Path, srv: FakeLLMServer, settings: Settings | None = None) -> HermesApp:
@@ -31,7 +32,7 @@ async def _type(pilot, app: HermesApp, text: str, key: str = "enter") -> None:
 
 
 async def _first_turn_streaming(pilot, app: HermesApp) -> None:
-    await asyncio.wait_for(app.ready.wait(), 10)
+    await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
     await submit(pilot, app, "first")
     await wait_until(pilot, lambda: "Working" in app.main.conversation.streamed_text(), 10, "the first delta")
 

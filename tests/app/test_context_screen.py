@@ -19,6 +19,7 @@ from tests.app.test_app import submit
 from tests.core.helpers import background_work
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.tui.helpers import wait_until, widget_text
+from tests.waits import HANG_GUARD_S
 
 STORED = "20261201_101010_c0ffee"
 HEAVY = ("WALRUS " + "a long pasted log line " * 200).strip()  # turn 3's user message, the heaviest
@@ -58,7 +59,7 @@ async def test_context_lists_categories_and_messages_pins_jumps_and_compress_kee
     with FakeLLMServer() as srv:
         app = _app(tmp_path, home, srv)
         async with app.run_test(size=(140, 45)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await wait_until(pilot, lambda: len(app.agent.messages) == 16, 10, "the stored history")
             await submit(pilot, app, "/context")
             screen = await _open(pilot, app)
@@ -106,7 +107,7 @@ async def test_f7_and_the_gauge_open_the_context_screen(tmp_path: Path) -> None:
     with FakeLLMServer() as srv:
         app = _app(tmp_path, home, srv)
         async with app.run_test(size=(140, 45)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await pilot.press("f7")
             await _open(pilot, app)
             await pilot.press("escape")

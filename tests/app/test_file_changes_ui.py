@@ -21,6 +21,7 @@ from tests.app.test_app import make_app, submit, wait_turn
 from tests.checkpoints.helpers import write_call
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.tui.helpers import screen_text, wait_until, widget_text
+from tests.waits import HANG_GUARD_S
 
 SIZE = (120, 44)
 
@@ -57,7 +58,7 @@ async def test_write_and_patch_cards_show_their_files_and_expand_to_the_coloured
         )
         app = openai_app(tmp_path, server)
         async with app.run_test(size=SIZE) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "reword the readme and start notes")
             await wait_turn(pilot, app)
             patch_card, write_card = card_of(app, "p1"), card_of(app, "w1")
@@ -108,7 +109,7 @@ async def test_an_approval_shows_the_diff_and_allow_for_the_session_stops_the_se
         app = openai_app(tmp_path, server)
         asked: list[ApprovalScreen] = []
         async with app.run_test(size=SIZE) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "extend the plan outside the project")
             await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 10, "the approval modal")
             screen = app.screen
@@ -141,7 +142,7 @@ async def test_y_and_n_still_answer_a_write_approval_once(tmp_path: Path) -> Non
         )
         app = openai_app(tmp_path, server)
         async with app.run_test(size=SIZE) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "write the plan twice")
             await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 10, "the first approval")
             await pilot.press("y")
@@ -159,7 +160,7 @@ async def test_shift_tab_in_the_prompt_cycles_the_modes_and_the_badge_follows(tm
         server.enqueue(Reply(tool_calls=[write_call("w1", "PLAN.md", "the plan\n")]), Reply(text="Proposed instead."))
         app = openai_app(tmp_path, server)
         async with app.run_test(size=SIZE) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             assert app.agent is not None
             badge = app.main.status_bar.query_one("#status-mode")
             assert not badge.display  # ask, the default: no badge

@@ -27,6 +27,7 @@ from tests.app.test_app import db_rows
 from tests.app.test_power_flows import power_app
 from tests.app.test_tree_actions import highlight
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 SIZE = (130, 44)
 TREE_KEYS = {"Rename", "Branch", "Export", "Copy id", "Archive/unarchive", "Delete", "Filter"}
@@ -50,7 +51,7 @@ def footer_keys(app: HermesApp) -> set[str]:
 async def test_typing_after_compare_from_the_tree_goes_to_the_prompt_and_nothing_branches(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         before, current = sessions_state(app), app.agent.session_id
         tree = await highlight(pilot, app, BRANCH)
         await pilot.press("f3")
@@ -89,7 +90,7 @@ MODALS: list[tuple[str, str, type, str]] = [
 async def test_after_any_modal_the_prompt_has_the_focus_and_the_tree_keys_rest(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         before = sessions_state(app)
         for what, opener, screen_type, closer in MODALS:
             tree = await highlight(pilot, app, ROOT)
@@ -110,7 +111,7 @@ async def test_after_any_modal_the_prompt_has_the_focus_and_the_tree_keys_rest(t
 async def test_tab_or_a_click_to_the_tree_arms_its_keys_again(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         tree = await highlight(pilot, app, OTHER)
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help")

@@ -14,6 +14,7 @@ from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.main import MainScreen
 from tests.app.test_app import make_app, wait_exit
 from tests.tui.helpers import screen_text, wait_until
+from tests.waits import HANG_GUARD_S
 
 
 async def interrupts_or_quits(pilot, app: HermesApp, key: str) -> None:
@@ -92,7 +93,7 @@ EFFECTS: dict[str, Callable[..., Awaitable[None]]] = {
 async def footer_keys(tmp_path: Path) -> list[tuple[str, str]]:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await wait_until(pilot, lambda: len(app.main.query(FooterKey)) >= len(EFFECTS), 5, "the footer")
         shown = [(key.key, key.description) for key in app.main.query(FooterKey)]
         await pilot.press("ctrl+q")
@@ -107,6 +108,6 @@ async def test_every_key_the_footer_shows_does_what_it_says(tmp_path: Path) -> N
     for index, (key, description) in enumerate(shown):
         app = make_app(tmp_path / f"press-{index}")
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             assert isinstance(app.screen, MainScreen)
             await EFFECTS[description](pilot, app, key)

@@ -14,6 +14,7 @@ from hermes_tui.app import LOOP_SWITCH_INTERVAL_S
 from hermes_tui.widgets.textual_workarounds import FRAMES_PER_SECOND, quicker_frames
 from tests.app.test_app import make_app
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 
 @pytest.fixture
@@ -29,7 +30,7 @@ async def test_screens_draw_from_a_quicker_timer(tmp_path: Path, restored_period
     textual_screen.UPDATE_PERIOD = 1 / 60
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await pilot.press("a")
         assert app.main.prompt.value == "a"
         assert app.screen._update_timer._interval == pytest.approx(1 / FRAMES_PER_SECOND)
@@ -50,7 +51,7 @@ def test_a_textual_fps_set_by_the_user_wins(monkeypatch: pytest.MonkeyPatch, res
 async def test_a_due_collection_runs_after_a_key_without_waiting_for_a_pause(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await wait_until(pilot, lambda: app.gc_pacer.started, 10, "the end of start-up")
         pacer = app.gc_pacer
         pacer.quiet_s = pacer.max_delay_s = 3600.0  # the timer alone would never collect now
@@ -67,6 +68,6 @@ async def test_worker_threads_hand_the_interpreter_back_within_a_millisecond_whi
     before = sys.getswitchinterval()
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)):
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         assert sys.getswitchinterval() == pytest.approx(LOOP_SWITCH_INTERVAL_S)
     assert sys.getswitchinterval() == pytest.approx(before)

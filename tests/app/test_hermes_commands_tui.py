@@ -16,6 +16,7 @@ from hermes_tui.widgets.transcript import KIND_NOTICE
 from tests.app.test_app import make_app, submit, wait_turn
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 ANSWER = "The gadget toggles."
 
@@ -49,7 +50,7 @@ async def test_each_command_shows_what_hermes_documents(tmp_path: Path) -> None:
         )
         app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
         async with app.run_test(size=(140, 45), notifications=True) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "look at the gadget")
             await wait_turn(pilot, app)
             convo = app.main.conversation

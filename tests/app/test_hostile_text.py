@@ -23,6 +23,7 @@ from tests.app.test_app import db_rows, make_app, submit, wait_turn
 from tests.fake_llm import Fail, FakeLLMServer, Reply
 from tests.hostile_text import HOSTILE, SHOWN_CLIPBOARD, SHOWN_TITLE, live_characters
 from tests.tui.helpers import screen_text, wait_until
+from tests.waits import HANG_GUARD_S
 
 SIZE = (220, 80)  # tall and wide: the whole transcript and the side panel fit on one screen
 
@@ -65,7 +66,7 @@ async def test_escape_sequences_from_the_model_tools_and_errors_never_reach_the_
         app = make_app(tmp_path, openai(srv))
         (tmp_path / "project" / "evil.txt").write_text(f"line one {HOSTILE}\nline two\n", encoding="utf-8")
         async with app.run_test(size=SIZE) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "read evil.txt")
             await wait_turn(pilot, app, timeout=20)
             await expand_everything(pilot, app)
@@ -94,7 +95,7 @@ async def test_escape_sequences_from_the_model_tools_and_errors_never_reach_the_
             home=home, settings=Settings(), choice=openai(srv), resume=session_id, cwd=tmp_path / "project"
         )
         async with resumed.run_test(size=SIZE) as pilot:
-            await asyncio.wait_for(resumed.ready.wait(), 10)
+            await asyncio.wait_for(resumed.ready.wait(), HANG_GUARD_S)
             await wait_until(pilot, lambda: len(resumed.main.conversation.items) >= 4, 5, "the history")
             await expand_everything(pilot, resumed)
             text = screen_text(resumed)
@@ -115,7 +116,7 @@ async def test_lone_surrogates_from_the_model_leave_the_app_working_for_the_next
         )
         app = make_app(tmp_path, openai(srv))
         async with app.run_test(size=SIZE) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "first")
             await wait_turn(pilot, app)
             answers = [i.text for i in app.main.conversation.items if i.kind == KIND_ASSISTANT]

@@ -17,6 +17,7 @@ from tests.conftest import copy_hermes_home_v21
 from tests.core.helpers import background_work
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.tui.helpers import wait_until, widget_text
+from tests.waits import HANG_GUARD_S
 
 IN_PLACE = "20261128_101500_a1b2c3"
 DETAIL = " The refresh token rotates on use, the old one is revoked and the audit log records it." * 25
@@ -37,7 +38,7 @@ async def test_a_session_compacted_in_place_in_the_app(tmp_path: Path) -> None:
     with FakeLLMServer() as srv:
         app = hermes_app(tmp_path, srv.port)
         async with app.run_test(size=SIZE) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 15)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             assert app.agent.session_id == IN_PLACE
             note = "Compacted in place 1× — 12 earlier messages are kept in the record; F4 shows them"
             await wait_until(pilot, lambda: note in notices(app), 10, f"the resume note: {notices(app)}")

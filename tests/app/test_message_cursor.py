@@ -15,6 +15,7 @@ from tests.app.cursor_data import LONG, LONG_COUNT, build_cursor_home, edge_reco
 from tests.app.test_app import DEMO, db_rows, make_app, submit, wait_turn
 from tests.core.helpers import background_work
 from tests.tui.helpers import screen_text, wait_until
+from tests.waits import HANG_GUARD_S
 
 SIZE = (120, 40)
 
@@ -28,7 +29,7 @@ async def cursor_app(tmp_path: Path) -> HermesApp:
 
 
 async def loaded(pilot, app: HermesApp) -> None:
-    await asyncio.wait_for(app.ready.wait(), 10)
+    await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
     convo = app.main.conversation
     await wait_until(pilot, lambda: len(convo.items) > 2_000 and convo.mounted_rows, 10, "the long history")
     await pilot.pause()
@@ -68,8 +69,12 @@ async def test_branch_here_on_an_answer_two_thousand_messages_back(tmp_path: Pat
         assert long_messages()[target]["role"] == "assistant"
         await start_cursor_at(pilot, app, target - 1)  # its question
         await pilot.press("j")
-        assert selected(app).kind == KIND_ASSISTANT and selected(app).message_index == target
-        assert "Branch here" in footer(app)
+        await wait_until(
+            pilot,
+            lambda: selected(app).kind == KIND_ASSISTANT and selected(app).message_index == target,
+            what="the cursor on the answer",
+        )
+        await wait_until(pilot, lambda: "Branch here" in footer(app), what="Branch here in the footer")
         await pilot.press("b")
         await wait_branch(pilot, app, LONG)
 
@@ -149,7 +154,7 @@ async def test_a_branch_on_a_tool_call_keeps_the_whole_group_and_says_so(tmp_pat
 async def test_live_rows_and_notices_map_to_their_messages(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "read README.md")
         await wait_turn(pilot, app)
         app.main.conversation.add_notice("info", "a notice between the turns")
@@ -213,51 +218,60 @@ async def test_cursor_crosses_the_window_boundary_both_ways(tmp_path: Path) -> N
 async def test_escape_copy_enter_and_a_click(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "read README.md")
         await wait_turn(pilot, app)
         convo = app.main.conversation
+        labels = ("Branch here", "Edit & resend", "Copy", "Back to the prompt")
         await pilot.press("f5")
-        assert app.focused is convo and convo.cursor.active
-        shown = footer(app)
-        for label in ("Branch here", "Edit & resend", "Copy", "Back to the prompt"):
-            assert label in shown
+        await wait_until(pilot, lambda: app.focused is convo and convo.cursor.active, what="the cursor on (F5)")
+        await wait_until(pilot, lambda: all(label in footer(app) for label in labels), what=f"{labels} in the footer")
 
+        answer = app.agent.messages[-1]["content"]
         await pilot.press("c")
-        assert app.clipboard == app.agent.messages[-1]["content"]  # the stored text, whole
-        await pilot.press("k", "enter")  # the tool card opens
+        await wait_until(pilot, lambda: app.clipboard == answer, what="the stored answer, whole, copied")
+        await pilot.press("k")
+        await wait_until(pilot, lambda: isinstance(convo.row_for(selected(app)), ToolCard), what="the tool card")
         card = convo.row_for(selected(app))
-        assert isinstance(card, ToolCard)
+        await pilot.press("enter")  # the tool card opens
         await wait_until(pilot, lambda: card.expanded, 5, "the card to open")
         await pilot.press("c")
-        assert app.clipboard.startswith('read_file({"path": "README.md"})') and "The gadget toggles." in app.clipboard
+        await wait_until(
+            pilot,
+            lambda: (
+                app.clipboard.startswith('read_file({"path": "README.md"})') and "The gadget toggles." in app.clipboard
+            ),
+            what="the tool call and its result copied",
+        )
         await pilot.press("k", "enter")  # an answer opens whole in the viewer
         await wait_until(pilot, lambda: isinstance(app.screen, FullTextScreen), 5, "the viewer")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, FullTextScreen), 5, "the viewer to close")
 
         await pilot.press("escape")
-        assert app.focused is app.main.prompt and not convo.cursor.active
-        assert not convo.query(".-cursor")
-        assert "Branch here" not in footer(app)
+        await wait_until(
+            pilot, lambda: app.focused is app.main.prompt and not convo.cursor.active, what="back to the prompt"
+        )
+        await wait_until(pilot, lambda: not convo.query(".-cursor"), what="no row marked by the cursor")
+        await wait_until(pilot, lambda: "Branch here" not in footer(app), what="the cursor's keys out of the footer")
 
         question = next(row for item, row in convo.shown_rows() if item.kind == KIND_USER)
         await pilot.click(question)
         await wait_until(pilot, lambda: convo.cursor.active and selected(app).kind == KIND_USER, 5, "the click")
-        assert question.has_class("-cursor") and convo.has_focus_within
+        await wait_until(pilot, lambda: question.has_class("-cursor") and convo.has_focus_within, what="it marked")
         await pilot.click(app.main.lineage)  # focus elsewhere turns the cursor off too
         await wait_until(pilot, lambda: not convo.cursor.active, 5, "the cursor off")
-        assert not question.has_class("-cursor")
+        await wait_until(pilot, lambda: not question.has_class("-cursor"), what="the question unmarked")
 
 
 async def test_branching_waits_for_a_running_turn(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
         session = app.agent.session_id
-        turn = app.run_worker(asyncio.sleep(5), group="turn")  # a turn is running
+        turn = app.run_worker(asyncio.Event().wait(), group="turn")  # a turn runs until cancelled
         await pilot.press("f5", "b")
         await wait_until(pilot, lambda: "Busy" in screen_text(app), 5, "the busy notice")
         assert app.agent.session_id == session and not app.turns.command_running

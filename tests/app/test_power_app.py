@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 from hermes_tui.app import HermesApp
@@ -13,6 +14,7 @@ from hermes_tui.widgets.transcript import KIND_NOTICE, KIND_USER
 from tests.app.test_app import DEMO, db_rows, make_app, submit, wait_turn
 from tests.fake_llm import FakeLLMServer, Hang, Reply
 from tests.tui.helpers import wait_until, widget_text
+from tests.waits import HANG_GUARD_S
 
 
 def notices(app: HermesApp) -> list[str]:
@@ -29,11 +31,13 @@ async def send(pilot, app: HermesApp, text: str) -> None:
 
 
 async def test_steering_commands_run_while_a_turn_runs_and_the_queue_goes_out_after(tmp_path: Path) -> None:
+    answer = threading.Event()  # the first answer stays unfinished until the test has done its steering
     with FakeLLMServer() as srv:
-        srv.enqueue(Hang(seconds=1.5, first_text="Working", reply=Reply(text=" on it.")), Reply(text="Second answer."))
+        first = Hang(seconds=HANG_GUARD_S, first_text="Working", reply=Reply(text=" on it."), release=answer)
+        srv.enqueue(first, Reply(text="Second answer."))
         app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "first question")
             await wait_until(pilot, lambda: "Working" in app.main.conversation.streamed_text(), 10, "the first delta")
 
@@ -47,6 +51,7 @@ async def test_steering_commands_run_while_a_turn_runs_and_the_queue_goes_out_af
             await send(pilot, app, "third, typed")  # plain text typed while busy joins the queue too
             await wait_until(pilot, lambda: len(app.agent.steering.queued) == 2, 5, "the typed text queued")
             assert app.main.prompt.value == "" and "third, typed" not in user_items(app)
+            answer.set()
 
             await wait_until(pilot, lambda: "third, typed" in user_items(app), 15, "the queued messages to go")
             await wait_until(pilot, lambda: not app.turns.turn_running, 15, "the last turn to end")
@@ -60,7 +65,7 @@ async def test_compress_shows_the_preview_and_asks_before_rotating(tmp_path: Pat
     with FakeLLMServer() as srv:
         app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await send(pilot, app, "/compress")
             await wait_until(pilot, lambda: any(n.startswith("Nothing to compress") for n in notices(app)), 5, "no-op")
             assert not isinstance(app.screen, CompressPreviewScreen)
@@ -92,7 +97,7 @@ async def test_compress_shows_the_preview_and_asks_before_rotating(tmp_path: Pat
 async def test_the_status_bar_names_the_session_as_the_tree_does(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         bar = app.main.status_bar
         await submit(pilot, app, "hello there")
         await wait_turn(pilot, app)
@@ -114,7 +119,7 @@ async def test_the_status_bar_names_the_session_as_the_tree_does(tmp_path: Path)
     for kwargs, title in (({"resume": parent}, "Gadget work"), ({"continue_title": "Gadget work"}, "Gadget work #2")):
         again = HermesApp(home=Home(tmp_path / "home"), settings=Settings(), choice=DEMO, cwd=app.cwd, **kwargs)
         async with again.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(again.ready.wait(), 10)
+            await asyncio.wait_for(again.ready.wait(), HANG_GUARD_S)
             assert again.agent.session.title == title  # -c TITLE: the newest session of that title
             assert again.main.status_bar.session_title == title
             assert f"{title} · " in widget_text(again, again.main.status_bar)
@@ -123,7 +128,7 @@ async def test_the_status_bar_names_the_session_as_the_tree_does(tmp_path: Path)
 async def test_clear_empties_the_pane_and_keeps_the_session(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
         session, count = app.agent.session_id, len(app.agent.messages)
@@ -135,7 +140,7 @@ async def test_clear_empties_the_pane_and_keeps_the_session(tmp_path: Path) -> N
 async def test_a_goal_runs_and_its_badge_shows_in_the_status_bar(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await send(pilot, app, "/goal read README.md")
         await wait_until(pilot, lambda: app.main.status_bar.goal == "⚑ done", 15, "the goal to be judged done")
         assert "read README.md" in user_items(app)

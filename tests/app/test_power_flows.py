@@ -35,6 +35,7 @@ from tests.app.power_data import (
 from tests.app.test_app import DEMO, make_app, submit, wait_turn
 from tests.core.helpers import background_work, count_searches
 from tests.tui.helpers import screen_text, wait_until
+from tests.waits import HANG_GUARD_S
 
 SIZE = (130, 44)
 
@@ -60,7 +61,7 @@ async def open_search(pilot, app: HermesApp, query: str) -> SearchScreen:
 async def test_search_as_you_type_then_open_a_message_thousands_back(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         screen = await open_search(pilot, app, "platypus")
         # One row per lineage, newest first; the matched word is highlighted in each.
         assert [row.root_id for row in screen.rows] == [DEEP, HOSTILE, OTHER]
@@ -80,13 +81,13 @@ async def test_search_as_you_type_then_open_a_message_thousands_back(tmp_path: P
         # Sending from there jumps back to the latest messages.
         await submit(pilot, app, "back to now")
         await wait_turn(pilot, app)
-        await wait_until(pilot, lambda: convo.at_latest, 10, "the latest messages")  # mounted a few rows a frame
+        await wait_until(pilot, lambda: convo.at_latest, what="the latest messages shown again")
 
 
 async def test_a_hit_in_the_current_session_is_marked_without_leaving_it(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, f"/resume {OTHER}")
         await wait_until(pilot, lambda: app.agent.session_id == OTHER and not app.turns.command_running, 10, "resumed")
         convo = app.main.conversation
@@ -105,20 +106,21 @@ async def test_a_hit_in_the_current_session_is_marked_without_leaving_it(tmp_pat
 async def test_a_newer_line_drops_the_older_results(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         screen = await open_search(pilot, app, "platypus")
         box = screen.query_one("#search-input", Input)
         for line in ("platypus", "narw", "narwh", "narwhal"):  # faster than the debounce
             box.value = line
-        await wait_until(pilot, lambda: screen.shown_query == "narwhal", 10, "the newest line's results")
-        await pilot.pause(0.1)
+        await wait_until(
+            pilot, lambda: screen.shown_query == "narwhal" and screen.settled, what="the newest line's results"
+        )
         assert screen.shown_query == "narwhal" and [row.root_id for row in screen.rows] == [OTHER]
 
 
 async def test_filters_cjk_hostile_text_and_errors(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         screen = await open_search(pilot, app, "platypus role:assistant")
         assert [row.root_id for row in screen.rows] == [OTHER]
         assert all(hit.role == "assistant" for row in screen.rows for hit in row.hits)
@@ -142,12 +144,13 @@ async def test_filters_cjk_hostile_text_and_errors(tmp_path: Path) -> None:
 async def test_a_hit_that_was_compressed_away_opens_the_inspector_and_re_injects(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         screen = await open_search(pilot, app, "capybara")
         row = screen.rows[0]  # one lineage: the summary in the child, the original in the parent
         assert [hit.session_id for hit in row.hits] == [CHILD, PARENT]
         await pilot.press("tab", "tab", "down")  # to the lineage's matches, the parent's one
-        assert screen.focused is screen.hits_list and screen.hits_list.highlighted == 1
+        hits = screen.hits_list
+        await wait_until(pilot, lambda: screen.focused is hits and hits.highlighted == 1, what="the parent's match")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, CompressionInspectorScreen), 10, "the inspector")
         assert app.agent.session_id == CHILD  # resuming the parent continues in its compression tip
@@ -173,7 +176,7 @@ async def test_a_hit_that_was_compressed_away_opens_the_inspector_and_re_injects
 async def test_f3_compares_with_the_parent_and_f4_inspects(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, f"/resume {BRANCH}")
         await wait_until(pilot, lambda: app.agent.session_id == BRANCH, 10, "the branch")
         await wait_until(pilot, lambda: not app.turns.command_running, 10, "the resume to finish")
@@ -201,7 +204,7 @@ async def test_f3_compares_with_the_parent_and_f4_inspects(tmp_path: Path) -> No
 async def test_compare_from_the_tree_selection(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         tree = app.main.lineage
         tree.focus()
         tree.reveal(BRANCH)
@@ -220,7 +223,7 @@ async def test_compare_from_the_tree_selection(tmp_path: Path) -> None:
 async def test_the_palette_jumps_to_a_session_by_title(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), 5, "the palette")
         await pilot.press(*"animal facts")
@@ -239,7 +242,7 @@ async def test_the_palette_jumps_to_a_session_by_title(tmp_path: Path) -> None:
 async def test_a_hostile_title_is_plain_text_in_the_palette(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), 5, "the palette")
         await pilot.press(*"bold")
@@ -249,7 +252,7 @@ async def test_a_hostile_title_is_plain_text_in_the_palette(tmp_path: Path) -> N
 async def test_slash_search_opens_the_screen_with_the_query_and_searches_once(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         assert app.db is app.agent.db
         queries = count_searches(app.db)
         await submit(pilot, app, "/search narwhal")
@@ -265,15 +268,16 @@ async def test_keymap_from_config_and_the_theme_is_remembered(tmp_path: Path) ->
     settings = dataclasses.replace(Settings(), keymap={"search": "f8"})
     app = await power_app(tmp_path, settings)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
-        await pilot.press("ctrl+f")
-        await pilot.pause(0.1)
-        assert not isinstance(app.screen, SearchScreen)  # moved away
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await pilot.press("f8")
         await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen), 5, "the search on f8")
         await pilot.press("escape")
-        await pilot.press("f1")  # the help shows the key in use
+        await wait_until(pilot, lambda: not isinstance(app.screen, SearchScreen), 5, "the search to close")
+        # The old key, then the help's: both are the main screen's keys, handled in the order pressed, so once
+        # the help is up ctrl+f has had its turn — and opened nothing beneath it.
+        await pilot.press("ctrl+f", "f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help")
+        assert not any(isinstance(screen, SearchScreen) for screen in app.screen_stack)  # moved away
 
         def f8_listed() -> bool:
             return re.search(r"\bF8\s+Search\b", screen_text(app)) is not None
@@ -283,23 +287,23 @@ async def test_keymap_from_config_and_the_theme_is_remembered(tmp_path: Path) ->
                 break
             await pilot.press("pagedown")
             await pilot.pause()
-        assert f8_listed()
+        await wait_until(pilot, f8_listed, what="the help to list F8 for Search")
         await pilot.press("escape")
         app.theme = "nord"
         await wait_until(pilot, lambda: saved_theme(app.home.root) == "nord", 5, "the theme to be saved")
     again = HermesApp(home=app.home, settings=app.settings, choice=DEMO, cwd=tmp_path / "project")
     async with again.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(again.ready.wait(), 10)
+        await asyncio.wait_for(again.ready.wait(), HANG_GUARD_S)
         assert again.theme == "nord"
 
 
 async def test_busy_app_refuses_to_open_a_hit(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         from hermes_tui.screens.search import SearchChoice
 
-        command = app.run_worker(asyncio.sleep(5), group="command")
+        command = app.run_worker(asyncio.Event().wait(), group="command")  # runs until cancelled
         app.navigation.open_at_message(SearchChoice("any", 1, "user", "x"))
         await wait_until(pilot, lambda: "Busy" in screen_text(app), 5, "the busy notice")
         command.cancel()

@@ -16,6 +16,7 @@ from hermes_tui.widgets.transcript import KIND_USER
 from tests.app.test_app import make_app
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.tui.helpers import screen_text, wait_until
+from tests.waits import HANG_GUARD_S
 
 
 def server_app(tmp_path: Path, srv: FakeLLMServer) -> HermesApp:
@@ -42,7 +43,7 @@ async def test_ctrl_j_and_a_bracketed_paste_keep_their_lines_all_the_way_to_the_
     with FakeLLMServer() as srv:
         app = server_app(tmp_path, srv)
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             prompt = app.main.prompt
             await type_text(pilot, "line one")
             await pilot.press("ctrl+j")
@@ -69,7 +70,7 @@ async def test_a_huge_paste_is_one_token_that_backspace_removes_and_enter_sends_
     with FakeLLMServer() as srv:
         app = server_app(tmp_path, srv)
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             prompt = app.main.prompt
             app.post_message(events.Paste(huge))
             await wait_until(pilot, lambda: prompt.value == "[pasted 1,234 lines]", 5, "the token")
@@ -88,7 +89,7 @@ async def test_up_on_the_first_line_and_down_on_the_last_walk_the_history_across
     with FakeLLMServer() as srv:
         app = server_app(tmp_path, srv)
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             for text in ("first question", "second\nquestion"):
                 app.main.prompt.value = text
                 await send_and_wait(pilot, app, srv)
@@ -97,7 +98,7 @@ async def test_up_on_the_first_line_and_down_on_the_last_walk_the_history_across
 
         again = server_app(tmp_path, srv)
         async with again.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(again.ready.wait(), 10)
+            await asyncio.wait_for(again.ready.wait(), HANG_GUARD_S)
             prompt = again.main.prompt
             await wait_until(pilot, lambda: len(prompt.history) == 2, 5, "the history file read")
             await type_text(pilot, "draft")
@@ -127,7 +128,7 @@ async def test_ctrl_e_and_slash_edit_hand_the_draft_to_the_editor_and_take_it_ba
     with FakeLLMServer() as srv:
         app = server_app(tmp_path, srv)
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             prompt = app.main.prompt
             await type_text(pilot, "make it loud")
             await pilot.press("ctrl+e")
@@ -156,7 +157,7 @@ async def test_at_mentions_complete_files_and_attach_them_to_the_message(tmp_pat
         (project / "src" / "private.key.log").write_text("never offered\n", encoding="utf-8")
         (project / ".gitignore").write_text("*.log\n", encoding="utf-8")
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             prompt = app.main.prompt
             await type_text(pilot, "look at @src/")
             await wait_until(pilot, lambda: bool(prompt.completions), 10, "the folder's entries")
@@ -189,7 +190,7 @@ async def test_at_session_completes_a_title_and_quotes_that_sessions_last_answer
     with FakeLLMServer() as srv:
         app = server_app(tmp_path, srv)
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             prompt = app.main.prompt
             srv.enqueue(Reply(text="The gadget toggles twice a day."))
             prompt.value = "how often does it toggle?"

@@ -16,6 +16,7 @@ from hermes_tui.widgets.transcript import KIND_NOTICE
 from tests.app.test_app import submit, wait_exit
 from tests.core.helpers import DEMO, background_work
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 STORED = "20261201_123139_e87044"
 
@@ -51,7 +52,7 @@ async def test_the_shown_tail_resumes_that_session(tmp_path: Path) -> None:
     home = await _home_with_one_session(tmp_path)
     app = _app(tmp_path, home, short_session_id(STORED))
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         assert app.agent.session_id == STORED
         await wait_until(pilot, lambda: len(app.agent.messages) == 2, 5, "the stored history")
 
@@ -92,7 +93,7 @@ async def test_resume_takes_every_id_form_and_says_what_it_cannot_resolve(tmp_pa
     home = await _home_with_sessions(tmp_path, sessions)
     app = _app(tmp_path, home, "")
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         fresh = app.agent.session_id
         for reference, expected in (
             ("e87044", STORED),  # the tail the status bar shows

@@ -17,6 +17,7 @@ from tests.app.test_app import make_app, submit, wait_turn
 from tests.checkpoints.helpers import folder_state, write_call
 from tests.fake_llm import FakeLLMServer, Hang, Reply
 from tests.tui.helpers import screen_text, wait_until, widget_text
+from tests.waits import HANG_GUARD_S
 
 SIZE = (120, 44)
 FIRST = "rewrite the readme"
@@ -39,7 +40,7 @@ def two_turns(server: FakeLLMServer) -> None:
 
 
 async def run_two_turns(pilot, app: HermesApp) -> None:
-    await asyncio.wait_for(app.ready.wait(), 10)
+    await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
     for text in (FIRST, SECOND):
         await submit(pilot, app, text)
         await wait_turn(pilot, app)
@@ -172,7 +173,7 @@ async def test_f6_says_busy_during_a_turn_and_esc_esc_interrupts_it_without_the_
         server.enqueue(Hang(seconds=30, first_text="Working on it"))
         app = openai_app(tmp_path, server)
         async with app.run_test(size=SIZE, notifications=True) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "think for a long time")
             await wait_until(pilot, lambda: "Working" in app.main.conversation.streamed_text(), 10, "the stream")
             await pilot.press("f6")

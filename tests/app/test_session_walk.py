@@ -19,6 +19,7 @@ from tests.app.test_app import DEMO, db_rows, make_app, submit, wait_turn
 from tests.app.test_tree_actions import highlight, shown_ids
 from tests.core.helpers import background_work
 from tests.tui.helpers import wait_until, widget_text
+from tests.waits import HANG_GUARD_S
 
 SIZE = (130, 44)
 
@@ -40,7 +41,7 @@ def expanded(tree: LineageTree, session_id: str) -> bool:
 async def test_the_current_lineage_opens_expanded_with_the_cursor_on_it(tmp_path: Path) -> None:
     app = await power_app_resuming(tmp_path, ROOT)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         tree = app.main.lineage
         assert app.agent.session_id == ROOT
         await wait_until(pilot, lambda: tree.cursor_node is tree.tree_node_for(ROOT), 5, "the cursor on ROOT")
@@ -61,7 +62,7 @@ def gauge_text(app: HermesApp) -> str:
 async def test_the_compression_count_covers_the_lineage_and_follows_each_compression(tmp_path: Path) -> None:
     app = await power_app_resuming(tmp_path, PARENT)  # opens CHILD, the continuation of one compression
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         assert app.agent.session_id == CHILD
         await wait_until(pilot, lambda: "🗜 1 compression" in gauge_text(app), 10, "the lineage's compression")
         assert app.main.gauge.budget.compression_count == 0  # this run compressed nothing yet
@@ -78,7 +79,7 @@ async def test_the_compression_count_covers_the_lineage_and_follows_each_compres
 async def test_the_sparkline_starts_from_the_lineage_history_and_continues_live(tmp_path: Path) -> None:
     app = await power_app_resuming(tmp_path, PARENT)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         gauge = app.main.gauge
         await wait_until(pilot, lambda: len(gauge.history) >= 4, 10, "the lineage's earlier turns")
         earlier = len(gauge.history)
@@ -95,7 +96,7 @@ async def test_the_sparkline_starts_from_the_lineage_history_and_continues_live(
 async def test_a_click_in_the_sessions_tree_selects_and_previews_a_double_click_resumes(tmp_path: Path) -> None:
     app = await power_app_resuming(tmp_path, None)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         tree = app.main.lineage
         current = app.agent.session_id
         await wait_until(pilot, lambda: tree.tree_node_for(OTHER) is not None, 5, "OTHER's row")
@@ -125,7 +126,7 @@ async def test_a_click_in_the_sessions_tree_selects_and_previews_a_double_click_
 async def test_the_side_panel_folds_by_itself_at_80x24_and_comes_back_when_the_terminal_grows(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         main = app.main
         side = main.query_one("#side-panel")
         await wait_until(pilot, lambda: not side.display and not main.side_panel_visible, 5, "the panel folded")
@@ -152,7 +153,7 @@ async def test_the_side_panel_folds_by_itself_at_80x24_and_comes_back_when_the_t
 async def test_the_first_screen_offers_demo_prompts_and_pane_keys_until_the_first_message(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         hint = app.main.first_hint
         await wait_until(pilot, lambda: hint.display and hint.region.height > 0, 5, "the hint on screen")
         text = widget_text(app, hint)
@@ -173,7 +174,7 @@ async def test_the_first_screen_offers_demo_prompts_and_pane_keys_until_the_firs
 async def test_a_resumed_session_with_messages_shows_no_first_screen_hint(tmp_path: Path) -> None:
     app = await power_app_resuming(tmp_path, OTHER)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await wait_until(pilot, lambda: bool(app.main.conversation.items), 10, "the resumed history")
         await pilot.pause()
         assert not app.main.first_hint.display
@@ -193,7 +194,7 @@ async def test_the_readme_walk_and_capture_match_the_app(tmp_path: Path) -> None
         assert leak not in capture
     app = make_app(tmp_path)  # the demo model, as in the capture
     async with app.run_test(size=(100, 30)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await wait_until(pilot, lambda: "threshold" in gauge_text(app), 5, "the gauge")
         shown = " ".join(gauge_text(app).split())
         threshold = shown.split("threshold ")[1].split(" ")[0]
@@ -205,7 +206,7 @@ async def test_the_readme_walk_and_capture_match_the_app(tmp_path: Path) -> None
 async def test_replay_from_the_tree_and_from_the_message_cursor_makes_a_side_session(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         for prompt in ("list files", "read README.md"):
             await submit(pilot, app, prompt)
             await wait_turn(pilot, app)

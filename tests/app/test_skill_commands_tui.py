@@ -7,9 +7,10 @@ from pathlib import Path
 
 from hermes_tui.config import Home, load_settings
 from hermes_tui.screens.help import HelpScreen
-from tests.app.test_advertised_commands import palette_hits
+from tests.app.test_advertised_commands import PaletteSearches, palette_hits
 from tests.app.test_app import make_app
 from tests.tui.helpers import wait_until, widget_text
+from tests.waits import HANG_GUARD_S
 
 SKILL = (
     "---\nname: git-bisect-helper\ndescription: Find the commit that broke a test.\n---\n"
@@ -27,8 +28,9 @@ async def test_a_skill_is_completed_listed_and_run_as_a_command(tmp_path: Path) 
     )
 
     app = make_app(tmp_path, settings=load_settings(Home(tmp_path / "home"), env={}))
-    async with app.run_test(size=(150, 200)) as pilot:  # tall enough for the whole help
-        await asyncio.wait_for(app.ready.wait(), 10)
+    searches = PaletteSearches()
+    async with app.run_test(size=(150, 240), message_hook=searches) as pilot:  # tall enough for the whole help
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         prompt = app.main.prompt
         await pilot.press(*"/git-b")
         await wait_until(pilot, lambda: prompt.suggestion == "isect-helper", 5, "the skill's completion")
@@ -43,7 +45,7 @@ async def test_a_skill_is_completed_listed_and_run_as_a_command(tmp_path: Path) 
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), 5, "help to close")
 
-        assert "/git-bisect-helper" in await palette_hits(pilot, app, "bisect")
+        assert "/git-bisect-helper" in await palette_hits(pilot, app, searches, "bisect")
 
         await pilot.press(*"/git-bisect-helper the login test broke", "enter")
         await wait_until(pilot, lambda: len(app.agent.messages) >= 2, 10, "the skill's turn")

@@ -18,6 +18,7 @@ from hermes_tui.config import ProviderChoice
 from tests.app.test_app import db_rows, make_app, submit, wait_exit
 from tests.fake_llm import FakeLLMServer, Hang
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 
 @pytest.mark.parametrize(
@@ -27,10 +28,10 @@ async def test_a_stop_signal_interrupts_the_turn_saves_it_and_quits(
     tmp_path: Path, signum: int, code: int, reason: str
 ) -> None:
     with FakeLLMServer() as srv:
-        srv.enqueue(Hang(seconds=30, first_text="Half an answer"))
+        srv.enqueue(Hang(seconds=600, first_text="Half an answer"))
         app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "think out loud")
             await wait_until(
                 pilot, lambda: "Half an answer" in app.main.conversation.streamed_text(), 10, "the first delta"

@@ -19,6 +19,7 @@ from tests.app.power_data import BRANCH, CHILD, CJK, DEEP, HOSTILE, OTHER, PAREN
 from tests.app.test_app import db_rows, submit, wait_turn
 from tests.app.test_power_flows import power_app
 from tests.tui.helpers import screen_text, wait_until, widget_text
+from tests.waits import HANG_GUARD_S
 
 SIZE = (130, 44)
 
@@ -52,7 +53,7 @@ def shown_ids(tree: LineageTree) -> set[str]:
 async def test_the_preview_follows_the_cursor_with_first_and_last_user_message(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         preview = app.main.tree_preview
         assert not preview.display or not app.main.sessions_pane.has_class("-active")  # hidden until the tree is used
         await highlight(pilot, app, PARENT)
@@ -86,7 +87,7 @@ async def test_the_preview_follows_the_cursor_with_first_and_last_user_message(t
 async def test_rename_refuses_a_title_in_use_with_one_line_and_renames_otherwise(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await highlight(pilot, app, OTHER)
         await pilot.press("r")
         await wait_until(pilot, lambda: isinstance(app.screen, RenameScreen), 5, "the rename dialog")
@@ -113,7 +114,7 @@ async def test_rename_refuses_a_title_in_use_with_one_line_and_renames_otherwise
 async def test_delete_says_what_happens_to_the_children_and_does_it(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         tree = await highlight(pilot, app, ROOT)
         await pilot.press("d")
         await wait_until(pilot, lambda: isinstance(app.screen, DeleteScreen), 5, "the confirmation")
@@ -145,7 +146,7 @@ async def test_delete_says_what_happens_to_the_children_and_does_it(tmp_path: Pa
 async def test_the_session_you_are_in_cannot_be_deleted(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
         await app.sessions_tree.refresh()
@@ -160,7 +161,7 @@ async def test_the_session_you_are_in_cannot_be_deleted(tmp_path: Path) -> None:
 async def test_filter_as_you_type_keeps_matches_with_their_ancestors(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         tree = await highlight(pilot, app, OTHER)
         everything = shown_ids(tree)
         await pilot.press("slash")
@@ -194,7 +195,7 @@ async def test_filter_as_you_type_keeps_matches_with_their_ancestors(tmp_path: P
 async def test_children_are_built_on_expand_and_expand_all_collapse_all(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         tree = await highlight(pilot, app, PARENT)
         assert tree.tree_node_for(CHILD) is None  # not built until its parent opens
         await pilot.press("space")
@@ -212,7 +213,7 @@ async def test_children_are_built_on_expand_and_expand_all_collapse_all(tmp_path
 async def test_archive_hides_the_session_until_shown_and_unarchive_brings_it_back(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         tree = await highlight(pilot, app, OTHER)
         await pilot.press("a")  # asks first
         await wait_until(pilot, lambda: isinstance(app.screen, ArchiveScreen), 5, "the archive question")
@@ -248,7 +249,7 @@ async def test_archive_hides_the_session_until_shown_and_unarchive_brings_it_bac
 async def test_export_writes_the_session_to_the_cwd_and_copy_id_fills_the_clipboard(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await highlight(pilot, app, PARENT)
         await pilot.press("e")
         target = app.cwd / f"hermes-{PARENT}.json"
@@ -267,7 +268,7 @@ async def test_export_writes_the_session_to_the_cwd_and_copy_id_fills_the_clipbo
 async def test_branch_from_the_tree_resumes_that_session_and_branches_it(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         tree = await highlight(pilot, app, OTHER)
         await pilot.press("b")
         await wait_until(
@@ -286,7 +287,7 @@ async def test_branch_from_the_tree_resumes_that_session_and_branches_it(tmp_pat
 async def test_branch_resume_the_parent_and_branch_again_keeps_both_branch_marks(tmp_path: Path) -> None:
     app = await power_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "hello")
         await wait_turn(pilot, app)
         parent = app.agent.session_id
@@ -323,7 +324,7 @@ async def test_the_tree_keys_are_in_the_footer_when_it_has_focus_and_in_the_help
     assert wanted | {"Show archived", "Expand all", "Collapse all"} <= described
     app = await power_app(tmp_path)
     async with app.run_test(size=(160, 44)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         footer = lambda: {key.description for key in app.main.query(FooterKey)}  # noqa: E731
         assert not wanted & footer()  # the prompt has focus: not the tree's keys
         await highlight(pilot, app, OTHER)

@@ -10,6 +10,7 @@ from tests.app.test_app import make_app, submit, wait_turn
 from tests.checkpoints.helpers import write_call
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 
 async def test_checkpoint_and_rollback_show_in_the_review_log(tmp_path: Path) -> None:
@@ -19,7 +20,7 @@ async def test_checkpoint_and_rollback_show_in_the_review_log(tmp_path: Path) ->
         readme = tmp_path / "project" / "README.md"
         original = readme.read_bytes()
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "rewrite the readme")
             await wait_turn(pilot, app)
             assert readme.read_text() == "rewritten\n"

@@ -15,6 +15,7 @@ import json
 import string
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -136,6 +137,7 @@ def assert_invariants(before: list[dict], after: list[dict], planted: list[str],
             assert not leaked, f"secret in handoff summary: {leaked}"
 
 
+@pytest.mark.slow  # seconds on its own: in `make test`, not the fast tier
 @settings(
     max_examples=50,
     deadline=None,

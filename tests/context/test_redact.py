@@ -306,6 +306,7 @@ def test_non_text_and_empty_values_pass_through() -> None:
     assert redact_sensitive_text(None) is None  # type: ignore[arg-type]
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(("value", "redacted"), [("false", False), ("0", False), ("true", True), ("", True)])
 def test_global_switch_is_read_at_import(value: str, redacted: bool) -> None:
     code = (

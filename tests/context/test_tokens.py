@@ -61,6 +61,7 @@ def test_counts_are_real_bpe_tokens_offline() -> None:
     assert count_tokens("<|endoftext|>", "gpt-4o") > 1  # special-token text is counted as text, no error
 
 
+@pytest.mark.subprocess
 def test_exact_counts_load_one_tokenizer_through_its_api_and_write_nothing(tmp_path: Path) -> None:
     """A fresh process with an empty cache folder counts exactly; tiktoken is never imported (its
     cache scheme is not ours to fill) and nothing is written to disk."""
@@ -84,6 +85,7 @@ def test_unloadable_encoding_is_reported_not_raised(monkeypatch: pytest.MonkeyPa
     assert "cannot load tokenizer no_such_base" in tokens._failures["no_such_base"]
 
 
+@pytest.mark.subprocess
 def test_importing_the_package_loads_no_tokenizer() -> None:
     code = (
         "import sys, hermes_tui.core.context as c; "

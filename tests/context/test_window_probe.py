@@ -9,10 +9,7 @@ import dataclasses
 import json
 import stat
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.core import events as ev
@@ -20,12 +17,6 @@ from hermes_tui.core.bootstrap import open_agent
 from hermes_tui.core.context.window_probe import CACHE_FILE_NAME, ask_server
 from tests.core.helpers import EventLog, wait_until
 from tests.fake_llm import BlackHole, FakeLLMServer, refused_url
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 async def test_vllm_reports_max_model_len(server: FakeLLMServer) -> None:

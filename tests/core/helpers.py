@@ -16,6 +16,7 @@ from hermes_tui.core.bootstrap import build_registry
 from hermes_tui.core.providers.chain import build_chain
 from hermes_tui.core.providers.factory import make_provider
 from hermes_tui.store.db import SessionDB
+from tests.waits import guard
 
 
 class EventLog(list):
@@ -31,14 +32,16 @@ class EventLog(list):
         return "".join(e.text for e in self.of(ev.TextDelta))
 
 
-async def wait_until(predicate: Callable[[], bool], timeout: float = 5.0, what: str = "condition") -> None:
-    """Poll `predicate` without blocking the loop; fail clearly after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
+async def wait_until(predicate: Callable[[], bool], timeout: float | None = None, what: str = "condition") -> None:
+    """Poll `predicate` without blocking the loop; a hang guard only: fail, naming `what`, after
+    `guard(timeout)` seconds (at least a minute; tests/waits.py)."""
+    limit = guard(timeout)
+    deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         if predicate():
             return
         await asyncio.sleep(0.005)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"timed out after {limit:.0f} s waiting for {what}")
 
 
 def openai_choice(base_url: str, model: str = "gpt-4o-mini") -> ProviderChoice:

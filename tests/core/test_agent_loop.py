@@ -14,12 +14,6 @@ from tests.fake_llm import Disconnect, Fail, FakeLLMServer, Hang, Reply, StreamE
 
 
 @pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     folder = tmp_path / "project"
     folder.mkdir()
@@ -75,7 +69,7 @@ async def test_sdk_tool_round_trip(tmp_path: Path, project: Path, server: FakeLL
 
 
 async def test_interrupt_keeps_partial_answer_and_persists_it(tmp_path: Path, server: FakeLLMServer) -> None:
-    server.enqueue(Hang(seconds=30, first_text="Half of the answer"))
+    server.enqueue(Hang(seconds=600, first_text="Half of the answer"))
     agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     task = asyncio.create_task(agent.run_conversation("Explain everything"))
     await wait_until(lambda: "Half of the answer" in log.text(), what="the first streamed delta")

@@ -7,19 +7,11 @@ import asyncio
 import threading
 from pathlib import Path
 
-import pytest
-
 from hermes_tui.core import events as ev
 from hermes_tui.core.commands import run_command
 from hermes_tui.store.models import EDGE_BACKGROUND
 from tests.core.helpers import make_agent, openai_choice, wait_until
 from tests.fake_llm import FakeLLMServer, Hang, Reply
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 def _background_entries(log) -> list[ev.ReviewEntry]:
@@ -72,7 +64,7 @@ async def test_a_background_turn_runs_beside_the_conversation(tmp_path: Path, se
 
 async def test_closing_the_agent_stops_a_running_background_turn(tmp_path: Path, server: FakeLLMServer) -> None:
     agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
-    server.enqueue(Hang(30))
+    server.enqueue(Hang(600))
     await run_command(agent, "/background a very long job")
     await server.wait_for_requests(1)
     run = agent.background.runs[0]

@@ -15,12 +15,6 @@ from tests.test_cli import run_cli
 SUMMARY = "## Active Task\nUser asked: 'keep going'\n## Goal\nShip it."
 
 
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
 async def test_search_prints_one_block_per_lineage_and_asks_the_tui_for_its_screen(tmp_path: Path) -> None:
     agent, db, _ = await make_agent(tmp_path)
     await agent.run_conversation("tell me about the walrus migration")
@@ -106,6 +100,7 @@ async def test_inspect_names_the_compression_a_session_carries(tmp_path: Path, s
     await db.close()
 
 
+@pytest.mark.subprocess
 def test_search_from_the_command_line(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir(mode=0o700)

@@ -22,12 +22,6 @@ SUMMARY = "## Active Task\nUser asked: 'keep going'\n## Goal\nShip the auth refa
 DETAIL = " The step reads the config, checks the token, and writes the session." * 30
 
 
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
 async def _seed(agent, server: FakeLLMServer, count: int, *, detail: str = DETAIL, prompt_tokens: int = 1_000) -> None:
     for index in range(count):
         server.enqueue(Reply(text=f"Answer {index}.{detail}", usage=(prompt_tokens, 20, 0, 0)))
@@ -138,6 +132,7 @@ async def test_an_automatic_compression_that_cannot_help_is_skipped_without_a_su
     await db.close()
 
 
+@pytest.mark.subprocess
 def test_headless_compress_preview_prints_and_changes_nothing(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()

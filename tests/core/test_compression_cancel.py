@@ -29,12 +29,6 @@ CANCELLED = "Compression cancelled"
 SKIPPED = "Skipping concurrent compression"
 
 
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
 async def oversized_agent(tmp_path: Path, server: FakeLLMServer):
     """An agent whose history is far over the compression threshold (75 % of a 128K window): its next turn
     compresses first."""

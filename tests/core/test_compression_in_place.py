@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from hermes_tui.config import Settings
 from hermes_tui.core import events as ev
 from hermes_tui.core.commands import run_command
@@ -21,12 +19,6 @@ from tests.core.helpers import make_agent, openai_choice
 from tests.core.test_compression_rotation import SUMMARY, _seed_turns
 from tests.fake_llm import Fail, FakeLLMServer, Reply
 from tests.store.conftest import raw_execute
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 def in_place() -> Settings:

@@ -21,12 +21,6 @@ from tests.fake_llm import Fail, FakeLLMServer, Reply
 SUMMARY = "## Active Task\nUser asked: 'keep going'\n## Goal\nShip the auth refactor."
 
 
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
 async def _seeded(tmp_path: Path, server: FakeLLMServer, turns: int = 8):
     agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     for index in range(turns):

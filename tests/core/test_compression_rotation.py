@@ -21,12 +21,6 @@ SUMMARY = "## Active Task\nUser asked: 'keep going'\n## Goal\nShip the auth refa
 
 
 @pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     folder = tmp_path / "project"
     folder.mkdir()

@@ -5,19 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from hermes_tui.core import events as ev
 from hermes_tui.core.commands import run_command
 from hermes_tui.core.goals import CONTINUATION_TAG, JUDGE_TAG, GoalState, goal_key
 from tests.core.helpers import make_agent, openai_choice
 from tests.fake_llm import Fail, FakeLLMServer, Reply
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 def verdict(kind: str, reason: str = "because") -> Reply:

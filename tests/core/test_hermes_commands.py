@@ -7,8 +7,6 @@ import platform
 import re
 from pathlib import Path
 
-import pytest
-
 from hermes_tui import __version__
 from hermes_tui.config import Home, load_settings
 from hermes_tui.core import events as ev
@@ -19,12 +17,6 @@ from tests.core.helpers import anthropic_choice, make_agent, openai_choice
 from tests.fake_llm import FakeLLMServer, Reply
 
 SECRET = "sk-live-0123456789abcdefghijklmnop"
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 async def test_copy_gives_the_nth_last_answer(tmp_path: Path) -> None:

@@ -22,14 +22,9 @@ from hermes_tui.core.turn import partial_save
 from hermes_tui.store.db import SessionDB
 from tests.core.helpers import make_agent, openai_choice, rows
 from tests.fake_llm import FakeLLMServer, Hang, Reply, Stall
+from tests.waits import guard
 
 TOOL_CALL = ("call_1", "read_file", '{"path": "README.md"}')
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 @pytest.fixture
@@ -46,8 +41,8 @@ def quick_saves(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(partial_save, "PARTIAL_SAVE_SECONDS", 0.02)
 
 
-async def poll(check: Callable[[], Awaitable[Any]], timeout: float = 10.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
+async def poll(check: Callable[[], Awaitable[Any]], timeout: float | None = None, what: str = "condition") -> Any:
+    deadline = time.monotonic() + guard(timeout)  # a hang guard only (tests/waits.py)
     while True:
         value = await check()
         if value:
@@ -192,7 +187,7 @@ async def test_a_flush_cancelled_midway_still_counts_what_it_wrote(tmp_path: Pat
 
 
 async def test_the_prompt_is_stored_before_the_model_answers(tmp_path: Path, server: FakeLLMServer) -> None:
-    server.enqueue(Stall(seconds=30))
+    server.enqueue(Stall(seconds=600))
     agent, db, _ = await make_agent(tmp_path, openai_choice(server.base_url_openai))
     task = asyncio.create_task(agent.run_conversation("Remember this prompt"))
     await server.wait_for_requests(1)

@@ -8,8 +8,6 @@ import json
 import threading
 from pathlib import Path
 
-import pytest
-
 from hermes_tui.core import events as ev
 from hermes_tui.core.commands import run_command
 from hermes_tui.core.compression_inspect import inspect_compression
@@ -21,12 +19,6 @@ from tests.fake_llm import FakeLLMServer, Hang, Reply
 
 SUMMARY = "## Active Task\nKeep going\n## Goal\nShip it."
 PINNED_TEXT = "Question 2: step 2"
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 async def _seeded(tmp_path: Path, server: FakeLLMServer, turns: int = 8):

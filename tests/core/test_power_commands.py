@@ -16,12 +16,6 @@ from tests.core.helpers import make_agent, openai_choice
 from tests.fake_llm import FakeLLMServer, Reply
 
 
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
 async def test_model_switch_recomputes_budgets_and_the_next_call_uses_it(tmp_path: Path, server: FakeLLMServer) -> None:
     agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai, "gpt-4o-mini"))
     server.enqueue(Reply(text="hi"))

@@ -10,19 +10,11 @@ import asyncio
 import json
 from pathlib import Path
 
-import pytest
-
 from hermes_tui.core import events as ev
 from hermes_tui.core.commands import run_command, runs_while_busy
 from hermes_tui.core.turn.steering import STOPPED_TOOL_RESULT
 from tests.core.helpers import make_agent, openai_choice, rows, wait_until
 from tests.fake_llm import FakeLLMServer, Hang, Reply
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 class HeldApproval:

@@ -17,8 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from hermes_tui.config import Home, Settings
 from hermes_tui.core import events as ev
 from hermes_tui.core.bootstrap import open_agent
@@ -74,12 +72,6 @@ async def stop_turn_at(tmp_path: Path, server: FakeLLMServer, moment: Callable[[
         await db.close()
     assert sink.fired, "the turn reached the moment"
     return result, home.root
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 async def test_a_stop_while_the_answers_usage_is_stored_keeps_the_whole_answer(

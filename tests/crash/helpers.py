@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.waits import guard
+
 SCRUBBED_PREFIXES = ("OPENAI_", "ANTHROPIC_", "HERMES_TUI_")
 
 
@@ -118,15 +120,19 @@ def integrity(home: Path) -> str:
         con.close()
 
 
-def poll(predicate: Callable[[], Any], timeout: float = 15.0, what: str = "condition", every: float = 0.01) -> Any:
-    """Wait until `predicate()` is truthy and return it; fail naming `what` after `timeout` s."""
-    deadline = time.monotonic() + timeout
+def poll(
+    predicate: Callable[[], Any], timeout: float | None = None, what: str = "condition", every: float = 0.01
+) -> Any:
+    """Wait until `predicate()` is truthy and return it; a hang guard only: fail naming `what` after
+    `guard(timeout)` s (at least a minute)."""
+    limit = guard(timeout)
+    deadline = time.monotonic() + limit
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
+            raise AssertionError(f"timed out after {limit:g}s waiting for {what}")
         time.sleep(every)
 
 

@@ -24,7 +24,6 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,19 +65,12 @@ class Template:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory, server: FakeLLMServer) -> Template:
+def template(tmp_path_factory: pytest.TempPathFactory, module_server: FakeLLMServer) -> Template:
     root = tmp_path_factory.mktemp("template")
     home, project = root / "home", root / "project"
     project.mkdir()
-    server.clear()
-    server.enqueue(Reply(text="The first answer."))
-    done = run_cli(home, server.base_url_openai, "a first question", cwd=project)
+    module_server.enqueue(Reply(text="The first answer."))
+    done = run_cli(home, module_server.base_url_openai, "a first question", cwd=project)
     assert done.returncode == 0, done.stderr
     rows = stored(home)
     return Template(home, rows[0]["session_id"], len(rows))

@@ -104,7 +104,7 @@ def test_sigterm_while_the_shell_tool_runs_kills_its_process_group(tmp_path: Pat
 def test_sigterm_before_the_model_answers_keeps_the_prompt(tmp_path: Path, project: Path) -> None:
     home = tmp_path / "home"
     with FakeLLMServer() as srv:
-        srv.enqueue(Stall(seconds=30))
+        srv.enqueue(Stall(seconds=600))
         process = start_run(home, srv.base_url_openai, "a prompt worth keeping", cwd=project)
         poll(lambda: len(srv.requests) >= 1, what="the request")
         process.send_signal(signal.SIGTERM)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waits import guard
+
 TMUX = shutil.which("tmux")  # .ci/run installs it when missing; the test fails loudly rather than skip
 
 
@@ -58,8 +60,8 @@ class TmuxSession:
             args.append("-l")
         subprocess.run([*args, *keys], check=True)
 
-    def wait_for(self, predicate: Callable[[str], bool], timeout: float = 20.0, what: str = "") -> str:
-        deadline = time.monotonic() + timeout
+    def wait_for(self, predicate: Callable[[str], bool], timeout: float | None = None, what: str = "") -> str:
+        deadline = time.monotonic() + guard(timeout)  # a hang guard only (tests/waits.py)
         screen = ""
         while time.monotonic() < deadline:
             screen = self.screen()

@@ -20,10 +20,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.crash.helpers import PtyTerminal, cli_env, integrity, message_ids, poll, session_row, stored, stored_so_far
 from tests.e2e.test_tmux import TMUX, TmuxSession
@@ -88,12 +85,6 @@ def process_ended(pid: int) -> bool:
     except (OSError, IndexError):
         return True
     return state in ("Z", "X")
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 def tui_in_tmux(tmp_path: Path, server: FakeLLMServer) -> tuple[TmuxSession, Path, Path]:

@@ -1,20 +1,14 @@
-"""Fixtures of the fault suite: a running fake server and a harness that runs real agent turns against it."""
+"""Fixtures of the fault suite: a harness that runs real agent turns against the shared fake server (`server`)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from tests.fake_llm import FakeLLMServer
 from tests.faults.helpers import Harness
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 @pytest.fixture

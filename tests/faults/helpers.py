@@ -21,12 +21,13 @@ from hermes_tui.core.agent import Agent, TurnResult
 from hermes_tui.store.db import SessionDB
 from tests.core.helpers import EventLog, anthropic_choice, make_agent, openai_choice
 from tests.fake_llm import FakeLLMServer, RecordedRequest, Reply, Step, anthropic_events, openai_events
+from tests.waits import HANG_GUARD_S
 
 BOTH = ("openai", "anthropic")
-# Small enough that a stalled provider costs a test well under a second, large enough that a
-# loaded two-core machine never trips them on a healthy stream.
-FAST_TIMEOUTS = TimeoutsSettings(connect=2.0, first_byte=0.6, idle=0.6)
-TURN_GUARD_S = 20.0  # a turn that hangs fails its test instead of the whole suite
+# The provider timeouts of a turn whose stream is healthy: hang guards only, long enough that a loaded
+# two-core machine (load 15) never trips them. A test about a silence passes its own short limits.
+HEALTHY_TIMEOUTS = TimeoutsSettings(connect=HANG_GUARD_S / 4, first_byte=HANG_GUARD_S / 4, idle=HANG_GUARD_S / 4)
+TURN_GUARD_S = HANG_GUARD_S  # a turn that hangs fails its test instead of the whole suite
 PROMPT = "Summarise the notes for me, please."
 
 
@@ -163,7 +164,7 @@ class Harness:
         protocol: str,
         *,
         base_url: str | None = None,
-        timeouts: TimeoutsSettings = FAST_TIMEOUTS,
+        timeouts: TimeoutsSettings = HEALTHY_TIMEOUTS,
         settings: Settings | None = None,
     ) -> tuple[Agent, SessionDB, EventLog]:
         settings = settings or Settings()
@@ -181,7 +182,7 @@ class Harness:
         *steps: Step,
         prompt: str = PROMPT,
         base_url: str | None = None,
-        timeouts: TimeoutsSettings = FAST_TIMEOUTS,
+        timeouts: TimeoutsSettings = HEALTHY_TIMEOUTS,
         settings: Settings | None = None,
     ) -> Run:
         """Script `steps`, run one turn, and collect what it did."""

@@ -14,14 +14,14 @@ from hermes_tui.core.providers.failures import (
 )
 from hermes_tui.core.turn.errors import FailoverReason, classify_api_error
 from tests.fake_llm import Fail, FakeLLMServer, Raw, RawStream, Reply, Reset, Step
-from tests.faults.helpers import BOTH, FAST_TIMEOUTS, choice_for, server_url
+from tests.faults.helpers import BOTH, HEALTHY_TIMEOUTS, choice_for, server_url
 
 R = FailoverReason
 
 
 async def raised(server: FakeLLMServer, protocol: str, step: Step) -> Exception:
     server.enqueue(step)
-    provider = make_provider(choice_for(protocol, server_url(server, protocol)), timeouts=FAST_TIMEOUTS)
+    provider = make_provider(choice_for(protocol, server_url(server, protocol)), timeouts=HEALTHY_TIMEOUTS)
     try:
         async for _event in provider.stream(ChatRequest(messages=[{"role": "user", "content": "hi"}])):
             pass

@@ -18,7 +18,7 @@ from hermes_tui.core.providers.factory import make_provider
 from hermes_tui.store.db import SessionDB
 from tests.core.helpers import make_agent
 from tests.fake_llm import RawStream, Reply
-from tests.faults.helpers import BOTH, FAST_TIMEOUTS, Harness, choice_for, events_of, server_url
+from tests.faults.helpers import BOTH, HEALTHY_TIMEOUTS, Harness, choice_for, events_of, server_url
 
 # Tool arguments with a raw lone surrogate and with one written as an escape in the JSON text.
 RAW_ARGS = '{"path": "notes\ud800.txt"}'
@@ -114,7 +114,7 @@ async def test_a_tool_result_naming_a_file_that_is_not_utf8_is_saved(harness: Ha
 async def test_a_summary_call_returns_valid_text(server, protocol: str) -> None:
     """The one-shot completion the compressor uses is made valid too (it becomes a stored message)."""
     server.enqueue(Reply(text="## Summary \ud800 done"))
-    provider = make_provider(choice_for(protocol, server_url(server, protocol)), timeouts=FAST_TIMEOUTS)
+    provider = make_provider(choice_for(protocol, server_url(server, protocol)), timeouts=HEALTHY_TIMEOUTS)
     try:
         summary = await provider.complete("summarise", max_tokens=100)
     finally:

@@ -23,7 +23,7 @@ from hermes_tui.core.tools.registry import ToolRegistry
 from hermes_tui.store.db import SessionDB
 from tests.core.helpers import EventLog, make_agent
 from tests.fake_llm import Fail, FakeLLMServer, Reply, Step
-from tests.faults.helpers import BOTH, FAST_TIMEOUTS, PROMPT, Harness, Run, choice_for, server_url
+from tests.faults.helpers import BOTH, HEALTHY_TIMEOUTS, PROMPT, Harness, Run, choice_for, server_url
 
 OTHER = {"openai": "anthropic", "anthropic": "openai"}
 FALLBACK_MODEL = {"openai": "gpt-4.1", "anthropic": "claude-opus-4"}  # known windows: 1,047,576 / 200,000
@@ -44,7 +44,7 @@ def chain_settings(protocol: str, server: FakeLLMServer, *, pool: tuple[str, ...
     """Settings whose one fallback is the other protocol on the same fake server."""
     other = OTHER[protocol]
     settings = Settings()
-    settings.timeouts = FAST_TIMEOUTS
+    settings.timeouts = HEALTHY_TIMEOUTS
     settings.chain = ChainSettings(
         fallback_providers=[
             FallbackEntry(

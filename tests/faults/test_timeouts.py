@@ -21,7 +21,12 @@ from tests.fake_llm import BlackHole, FakeLLMServer, Hang, KeepAlive, Reply, Sta
 from tests.faults.helpers import BOTH, Harness, choice_for, server_url
 
 LIMITS = TimeoutsSettings(connect=0.5, first_byte=0.5, idle=0.4)
-GUARD_S = 5.0  # far above every limit: reaching it means the watchdog did not fire
+# Far above every limit and below the 30 s silences: reaching it means the watchdog did not fire (even at
+# load 15 a 0.5 s limit fires within a few seconds).
+GUARD_S = 20.0
+# For a turn that retries after a silence: short enough for a test, long enough that the healthy attempt
+# after it is never cut off on a loaded machine.
+TURN_LIMITS = TimeoutsSettings(connect=15.0, first_byte=3.0, idle=3.0)
 
 
 def provider_for(protocol: str, base_url: str, limits: TimeoutsSettings = LIMITS) -> Provider:
@@ -117,7 +122,7 @@ def test_an_unknown_timeout_kind_is_a_programming_error() -> None:
 
 @pytest.mark.parametrize("protocol", BOTH)
 async def test_a_stalled_attempt_is_retried_and_the_turn_answers(harness: Harness, protocol: str) -> None:
-    run = await harness.run(protocol, Stall(30, phase="body"), Reply(text="Awake now."))
+    run = await harness.run(protocol, Stall(30, phase="body"), Reply(text="Awake now."), timeouts=TURN_LIMITS)
     run.assert_answered("Awake now.")
     assert len(run.requests) == 2
     assert run.retries and "timeout" in run.retries[0]
@@ -134,7 +139,8 @@ async def test_keep_alives_on_every_attempt_fail_the_turn_naming_the_timeout(har
 
 @pytest.mark.parametrize("protocol", BOTH)
 async def test_a_stall_mid_answer_is_continued_where_it_stopped(harness: Harness, protocol: str) -> None:
-    run = await harness.run(protocol, Hang(30, first_text="The notes say"), Reply(text=" the code is 4242."))
+    hang = Hang(30, first_text="The notes say")
+    run = await harness.run(protocol, hang, Reply(text=" the code is 4242."), timeouts=TURN_LIMITS)
     run.assert_continued("The notes say", " the code is 4242.")
     assert len(run.requests) == 2
     assert "network error" in json.dumps(run.requests[1].body["messages"][-1])

@@ -7,8 +7,6 @@ import subprocess
 from datetime import datetime
 from pathlib import Path
 
-import pytest
-
 from hermes_tui.config import Home
 from hermes_tui.core import events as ev
 from hermes_tui.core.prompt import IDENTITY, PromptInputs, build_system_prompt
@@ -22,12 +20,6 @@ from hermes_tui.core.session.autotitle import clean_title, demo_title
 from tests.core.helpers import DEMO, make_agent, openai_choice
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.learning.fixture_home import copy_home, expected
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
 
 
 def inputs(cwd: Path, **extra: object) -> PromptInputs:

@@ -21,12 +21,6 @@ FAILING = "tests.learning.extensions:FailingProvider"
 SUMMARY = "## Active Task\nUser asked: 'go on'\n## Goal\nKeep going."
 
 
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
 @pytest.fixture(autouse=True)
 def clear_calls():
     extensions.CALLS.clear()
@@ -129,7 +123,7 @@ async def test_a_failing_provider_costs_one_warning_per_hook_and_the_turn_goes_o
 async def test_an_interrupted_turn_neither_syncs_nor_reviews(tmp_path: Path, server: FakeLLMServer) -> None:
     settings = with_provider(SPY)
     settings.memory.nudge_interval = 1
-    server.enqueue(Hang(seconds=30, first_text="Half"))
+    server.enqueue(Hang(seconds=600, first_text="Half"))
     agent, db, log = await make_agent(tmp_path, openai_choice(server.base_url_openai), settings=settings, review=True)
     task = asyncio.ensure_future(agent.run_conversation("go"))
     await wait_until(lambda: bool(log.of(ev.TextDelta)), what="the partial answer")

@@ -17,12 +17,6 @@ from tests.core.helpers import make_agent, openai_choice, rows, server_choice, w
 from tests.fake_llm import Fail, FakeLLMServer, Hang, Reply
 
 
-@pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
 def every_turn() -> Settings:
     settings = Settings()
     settings.memory.nudge_interval = 1
@@ -126,7 +120,7 @@ async def test_a_failing_review_is_one_warning_and_the_next_turn_works(tmp_path:
 
 
 async def test_quitting_cancels_a_running_review_cleanly(tmp_path: Path, server: FakeLLMServer) -> None:
-    server.enqueue(Reply(text="answer"), Hang(seconds=30, first_text="thinking"))
+    server.enqueue(Reply(text="answer"), Hang(seconds=600, first_text="thinking"))
     agent, db, log = await make_agent(
         tmp_path, openai_choice(server.base_url_openai), settings=every_turn(), review=True
     )

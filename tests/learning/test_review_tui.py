@@ -14,6 +14,7 @@ from tests.app.test_app import make_app, submit, wait_turn
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.learning.fixture_home import copy_home
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 
 def review_settings() -> Settings:
@@ -32,7 +33,7 @@ async def test_the_review_shows_live_in_the_review_log_and_opens_its_diff(tmp_pa
         choice = ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False)
         app = make_app(tmp_path, choice, review_settings(), review=True)
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "run the tests")
             await wait_turn(pilot, app)
             session_before_leaf = app.agent.session_id
@@ -79,7 +80,7 @@ async def test_the_review_shows_live_in_the_review_log_and_opens_its_diff(tmp_pa
     # A restart reads the run back from state_meta.
     app2 = make_app(tmp_path, choice=ProviderChoice("demo", "demo", "", "", True, "t"))
     async with app2.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app2.ready.wait(), 10)
+        await asyncio.wait_for(app2.ready.wait(), HANG_GUARD_S)
         texts = [e.text for e in app2.main.review_log.entries]
         assert line in texts
         reloaded = next(e for e in app2.main.review_log.entries if e.text == line)
@@ -97,7 +98,7 @@ async def test_memory_and_skills_screen_edits_through_the_tool_rules(tmp_path: P
     for child in ("memories", "skills"):
         (tmp_path / "hermes" / child).rename(copy_home_into / child)
     async with app.run_test(size=(120, 45)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 10)
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         await submit(pilot, app, "/memory")
         await wait_until(pilot, lambda: isinstance(app.screen, LearningScreen), 5, "the memory screen")
         screen = app.screen

@@ -10,6 +10,7 @@ from hermes_tui.core.mcp.client import State
 from tests.app.test_app import make_app, submit, wait_turn
 from tests.mcp.helpers import pid_alive, stdio, with_servers
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 
 async def test_the_first_frame_and_a_turn_do_not_wait_for_a_slow_server(tmp_path: Path) -> None:
@@ -17,7 +18,7 @@ async def test_the_first_frame_and_a_turn_do_not_wait_for_a_slow_server(tmp_path
     slow = stdio("basic", env={"MCP_TEST_PID_FILE": str(pid_file), "MCP_TEST_START_DELAY": "120"}, connect_timeout=300)
     app = make_app(tmp_path, settings=with_servers({"slow": slow, "quick": stdio("basic")}))
     async with app.run_test(size=(120, 40)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), 20)  # the screen is up and the agent answers
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)  # the screen is up and the agent answers
         await wait_until(
             pilot, lambda: pid_file.exists() and pid_file.read_text() != "", 60, "the slow server to start"
         )

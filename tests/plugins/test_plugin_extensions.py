@@ -24,6 +24,7 @@ from tests.core.helpers import DEMO, EventLog, background_work, openai_choice
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.plugins.site import install
 from tests.test_cli import run_cli
+from tests.waits import HANG_GUARD_S
 
 
 @pytest.fixture
@@ -110,13 +111,14 @@ async def test_an_installed_plugin_that_is_not_enabled_adds_nothing(tmp_path: Pa
 
 async def test_the_tui_completes_helps_and_offers_a_plugin_command(tmp_path: Path, plugin_site: Path) -> None:
     from hermes_tui.screens.help import HelpScreen
-    from tests.app.test_advertised_commands import palette_hits
+    from tests.app.test_advertised_commands import PaletteSearches, palette_hits
     from tests.app.test_app import make_app
     from tests.tui.helpers import wait_until, widget_text
 
     app = make_app(tmp_path, settings=enabled("demo"))
-    async with app.run_test(size=(120, 80)) as pilot:  # tall enough for the whole help
-        await asyncio.wait_for(app.ready.wait(), 10)
+    searches = PaletteSearches()
+    async with app.run_test(size=(120, 240), message_hook=searches) as pilot:  # tall enough for the whole help
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         assert "/greet" in app.main.prompt.slash_suggester.candidates
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help screen")
@@ -124,7 +126,7 @@ async def test_the_tui_completes_helps_and_offers_a_plugin_command(tmp_path: Pat
         assert "say hello from the demo plugin" in widget_text(app, app.screen.query_one("#help-commands"))
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), 5, "the help screen to close")
-        hits = await palette_hits(pilot, app, "greet")
+        hits = await palette_hits(pilot, app, searches, "greet")
         assert any(hit.startswith("/greet") for hit in hits)
         app.main.prompt.value = "/greet Pilot"
         await pilot.press("enter")

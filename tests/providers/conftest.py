@@ -1,8 +1,6 @@
-"""Fixture for the provider tests: a running loopback fake LLM server."""
+"""Fixture for the provider tests: `srv`, the running loopback fake LLM server."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import pytest
 
@@ -10,6 +8,6 @@ from tests.fake_llm import FakeLLMServer
 
 
 @pytest.fixture
-def srv() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as server:
-        yield server
+def srv(server: FakeLLMServer) -> FakeLLMServer:
+    """The provider tests' name for the shared `server` fixture (tests/conftest.py)."""
+    return server

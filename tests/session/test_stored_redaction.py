@@ -30,12 +30,6 @@ TOKEN = "ghp_R7tY2uI9oP4aS6dF1gH8jK3lZ5xC0vB2nM4q"
 
 
 @pytest.fixture
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
-@pytest.fixture
 async def db(tmp_path: Path):
     database = await SessionDB.open(tmp_path / "state.db")
     await database.create_session("s1", "cli")

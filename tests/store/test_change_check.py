@@ -6,11 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hermes_tui.store.db import SessionDB
 from hermes_tui.store.models import EDGE_COMPRESSION, EDGE_ROOT
 from tests.store.conftest import make_session, raw_execute
 
 
+@pytest.mark.subprocess
 async def test_our_own_writes_leave_the_version_alone_and_another_process_changes_it(
     db: SessionDB, db_path: Path
 ) -> None:

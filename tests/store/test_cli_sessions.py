@@ -159,6 +159,7 @@ async def test_non_sqlite_file_is_a_clear_error(tmp_path: Path) -> None:
     assert code == 2 and out == "" and "not a SQLite database" in err and str(junk) in err
 
 
+@pytest.mark.subprocess
 def test_the_one_entry_point_runs_a_search(hermes_fixture_db: Path) -> None:
     home = str(hermes_fixture_db.parent)
     result = subprocess.run(
@@ -206,6 +207,7 @@ async def test_sessions_sort_by_start_follows_the_roots_start(hermes_fixture_db:
     assert {r["id"] for r in rows} == {r["id"] for r in json.loads(by_activity)}
 
 
+@pytest.mark.subprocess
 def test_the_sessions_sort_flag_is_parsed_and_checked() -> None:
     import subprocess
     import sys

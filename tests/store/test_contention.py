@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.store.conftest import raw_execute
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,6 +39,7 @@ asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])))
 """
 
 
+@pytest.mark.subprocess
 def test_two_processes_append_concurrently_without_lock_errors(tmp_path: Path) -> None:
     db_path = tmp_path / "state.db"
     go = tmp_path / "go"

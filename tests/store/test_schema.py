@@ -162,6 +162,7 @@ async def test_a_v14_file_is_read_as_it_is_by_a_read_only_open(hermes_fixture_db
     assert raw_execute(hermes_fixture_db, "SELECT version FROM schema_version") == [(14,)]
 
 
+@pytest.mark.slow  # seconds on its own: in `make test`, not the fast tier
 async def test_an_index_build_gives_way_to_a_write_and_finishes_later(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -49,6 +49,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow  # seconds on its own: in `make test`, not the fast tier
 @pytest.mark.parametrize("case", CASES)
 async def test_role_filtered_pages_equal_the_plain_join(db: SessionDB, db_path: Path, case: dict) -> None:
     await _fill(db, db_path)
@@ -64,6 +65,7 @@ async def test_role_filtered_pages_equal_the_plain_join(db: SessionDB, db_path: 
         assert len(with_index) == case.get("limit", 20)
 
 
+@pytest.mark.slow  # seconds on its own: in `make test`, not the fast tier
 async def test_the_merge_reads_no_message_row_when_nothing_passes(db: SessionDB, db_path: Path) -> None:
     """The intersection comes from the two indexes alone: no table row is looked up."""
     await _fill(db, db_path)

@@ -17,6 +17,7 @@ from typing import Any
 from hermes_tui.config import ToolsSettings
 from hermes_tui.core.todo import TodoStore
 from hermes_tui.core.tools.base import ApprovalRequest, ToolContext
+from tests.waits import guard
 
 NOBODY_UID = 65534
 
@@ -37,10 +38,14 @@ def make_context(cwd: Path, approve: Any = None, **settings: Any) -> ToolContext
     return ToolContext(cwd=cwd, settings=ToolsSettings(**settings), approve=approve, todo=TodoStore())
 
 
-async def poll_until(predicate: Callable[[], bool], timeout: float = 10.0, interval: float = 0.02) -> bool:
-    """True as soon as `predicate()` holds; False if it still does not after `timeout` seconds."""
+async def poll_until(
+    predicate: Callable[[], bool], timeout: float | None = None, interval: float = 0.02, *, within: float | None = None
+) -> bool:
+    """True as soon as `predicate()` holds; False if it still does not after the hang guard
+    (`guard(timeout)` seconds, at least a minute) — or after `within` seconds, a deadline that is itself
+    what the test asserts (something stops before it would end by itself), kept as given."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + (within if within is not None else guard(timeout))
     while True:
         if predicate():
             return True

@@ -15,13 +15,14 @@ from tests.app.test_app import db_rows, make_app, submit, wait_exit
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.tools.helpers import threads_running_code_from
 from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
 
 SEARCH_EVERYTHING = json.dumps({"pattern": "needle-that-is-never-there", "path": "/"})
 
 
 async def start_search_from_root(pilot, app: HermesApp) -> None:
     """Ask for a content search of /, approve it in the modal, and wait until the walk is under way."""
-    await asyncio.wait_for(app.ready.wait(), 10)
+    await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
     await submit(pilot, app, "find the needle anywhere on this machine")
     await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 10, "the approval modal")
     await pilot.press("y")

@@ -194,7 +194,7 @@ async def test_background_processes_do_not_hold_the_result(
 
 
 async def test_timeout_stops_the_whole_process_group(tmp_path: Path, ctx: ToolContext) -> None:
-    command = "echo $$ > shell.pid; sleep 60 & echo $! > child.pid; echo waiting; wait"
+    command = "echo $$ > shell.pid; sleep 600 & echo $! > child.pid; echo waiting; wait"
     result = await run(ctx, command, timeout=1)
     assert result.is_error
     data = outcome(result)
@@ -209,7 +209,7 @@ async def test_timeout_stops_the_whole_process_group(tmp_path: Path, ctx: ToolCo
 
 async def test_the_configured_timeout_applies_when_none_is_given(tmp_path: Path, approver: RecordingApprover) -> None:
     ctx = make_context(tmp_path, approve=approver, terminal_timeout=0.5)
-    result = await run(ctx, "sleep 60")
+    result = await run(ctx, "sleep 600")
     assert outcome(result)["timed_out"] is True
     assert "timed out after 0.5s" in outcome(result)["note"]
 
@@ -228,7 +228,7 @@ async def test_a_non_positive_timeout_is_an_error_result(ctx: ToolContext) -> No
 
 
 async def test_cancellation_kills_the_process_group_and_propagates(tmp_path: Path, ctx: ToolContext) -> None:
-    command = "echo $$ > shell.pid; sleep 60 & echo $! > child.pid; wait"
+    command = "echo $$ > shell.pid; sleep 600 & echo $! > child.pid; wait"
     task = asyncio.create_task(run(ctx, command, timeout=120))
     assert await poll_until(lambda: read_pid(tmp_path / "child.pid") is not None, timeout=10)
     shell_pid, child_pid = read_pid(tmp_path / "shell.pid"), read_pid(tmp_path / "child.pid")

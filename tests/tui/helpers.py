@@ -1,7 +1,7 @@
 """Test helpers for the TUI: host apps that load styles.tcss, polling waits, a text screen dump.
 
-Widgets are tested inside small host Apps; waits poll a predicate with a timeout instead of
-sleeping a fixed time.
+Widgets are tested inside small host Apps; waits poll a predicate (every 10 ms) instead of sleeping a
+fixed time, with a timeout that only catches a hang (tests/waits.py).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from hermes_tui.screens.main import STYLES_PATH
+from tests.waits import guard
 
 FIXED_WALL_TIME = datetime(2026, 11, 26, 22, 15, 0)
 FIXED_EPOCH = 1_795_731_300.0  # a fixed "now" for relative session ages
@@ -45,12 +46,14 @@ class HostApp(App[Any]):
         yield from self._make_widgets()
 
 
-async def wait_until(pilot: Pilot, predicate: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
-    """Let the app run until `predicate()` is true; fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
+async def wait_until(pilot: Pilot, predicate: Callable[[], bool], timeout: float | None = None, what: str = "") -> None:
+    """Let the app run until `predicate()` is true. A hang guard only: it fails after `guard(timeout)`
+    seconds (at least a minute, whatever shorter `timeout` a caller passes), naming what it awaited."""
+    limit = guard(timeout)
+    deadline = time.monotonic() + limit
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or predicate}")
+            raise AssertionError(f"timed out after {limit:.0f} s waiting for {what or predicate}")
         await pilot.pause(0.01)
 
 

@@ -24,6 +24,7 @@ from hermes_tui.widgets.transcript import KIND_TOOL
 from tests.app.test_app import make_app, submit, wait_turn
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.hostile_text import live_characters
+from tests.waits import HANG_GUARD_S
 
 from .helpers import screen_text, wait_until
 
@@ -89,7 +90,7 @@ async def test_the_real_app_asks_with_the_exact_command_the_model_sent(tmp_path:
         )
         app = make_app(tmp_path, ProviderChoice("openai", "gpt-4o-mini", "k", srv.base_url_openai, False))
         async with app.run_test(size=(120, 40)) as pilot:
-            await asyncio.wait_for(app.ready.wait(), 10)
+            await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
             await submit(pilot, app, "tidy up")
             await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 10, "the approval modal")
             await pilot.pause()

@@ -37,7 +37,6 @@ from hermes_tui import __version__, exit_codes
 if TYPE_CHECKING:
     from hermes_tui.config import Home, ProviderChoice, Settings
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 TUI = "tui"  # the command name used when no subcommand is given
 READ_COMMANDS = ("sessions", "search", "export")
@@ -239,7 +238,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 def check_state_db(path: Path) -> None:
     """A state.db that exists must be an SQLite file (and it and its -wal/-shm/-journal regular
     files: a FIFO would block the open for ever); a clear error otherwise."""
-    from hermes_tui.store.regular_files import read_regular_head, sqlite_files_problem
+    from hermes_tui.store.regular_files import SQLITE_HEADER, read_regular_head, sqlite_files_problem
 
     problem = sqlite_files_problem(path)
     if problem:

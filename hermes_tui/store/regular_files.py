@@ -23,6 +23,7 @@ from pathlib import Path
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 _READ_CHUNK = 1 << 16
 SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 
 
 class NotRegularFileError(OSError):

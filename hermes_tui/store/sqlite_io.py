@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_tui.store.errors import SchemaTooOld, StoreError
-from hermes_tui.store.regular_files import read_regular_head, sqlite_files_problem
+from hermes_tui.store.regular_files import SQLITE_HEADER, read_regular_head, sqlite_files_problem
 from hermes_tui.store.schema import (
     OLDEST_READABLE_VERSION,
     SCHEMA_VERSION,
@@ -29,7 +29,6 @@ from hermes_tui.store.schema import (
 )
 
 BUSY_TIMEOUT_S = 1.0
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 Params = Sequence[Any] | dict[str, Any]
 

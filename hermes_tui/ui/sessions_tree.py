@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hermes_tui.lineage_sync import LineageSync
+from hermes_tui.store.errors import StoreError
 from hermes_tui.ui.ports import TreeHost
 
 
@@ -57,7 +58,12 @@ class SessionsTree:
         async def in_turn() -> None:
             async with self._lock:  # tasks reach it in the order they were made: FIFO
                 if self._app.screen_stack and not self._closed:
-                    await refresh(*args)
+                    try:
+                        await refresh(*args)
+                    except StoreError:
+                        if not self._closed:
+                            raise
+                        # the app closed the database while this read ran: nothing is left to show it in
 
         # a callable, not a coroutine: a worker cancelled before it started leaves nothing un-awaited
         self._app.run_worker(in_turn, group="refresh")

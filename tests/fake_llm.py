@@ -268,8 +268,12 @@ class _Handler(BaseHTTPRequestHandler):
         limit = len(events)
         if isinstance(step, (StreamError, Disconnect, Reset)):
             limit = step.after_chunks or 0
+        began = time.monotonic()
         for position, (_kind, event) in enumerate(events[:limit]):
-            if reply.delay_per_chunk and self._wait(reply.delay_per_chunk):
+            delay = reply.delay_per_chunk
+            if delay and reply.paced:
+                delay = began + position * delay - time.monotonic()
+            if delay > 0 and self._wait(delay):
                 self._abort()
                 return
             self._chunk(event)

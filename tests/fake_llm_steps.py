@@ -25,6 +25,9 @@ class Reply:
     `send_finish=False` leaves the finish reason out (OpenAI `finish_reason`, Anthropic `message_delta`);
     `terminal=False` leaves out the closing `data: [DONE]` / `message_stop`.
     `inject` are raw SSE texts sent right after the first event (unknown event types, comments...).
+    `paced=True` sends chunk i at `i * delay_per_chunk` after the first (an absolute schedule: a
+    slow sleep does not lower the rate, only a reader that falls behind does); else each chunk
+    waits `delay_per_chunk` after the previous one.
     """
 
     text: str = ""
@@ -39,6 +42,7 @@ class Reply:
     send_finish: bool = True
     terminal: bool = True
     inject: list[str] = field(default_factory=list)
+    paced: bool = False
 
 
 @dataclass

@@ -222,7 +222,17 @@ def before_tree(ref: str, folder: Path) -> Path:
 def run_child(tree: Path, chars: int) -> dict[str, Any]:
     out = tree / f"stream-bench-{os.getpid()}.json"
     subprocess.run(
-        [sys.executable, "-m", "bench.stream_bench", "--child", str(out), "--server-root", str(HERE), "--chars", str(chars)],
+        [
+            sys.executable,
+            "-m",
+            "bench.stream_bench",
+            "--child",
+            str(out),
+            "--server-root",
+            str(HERE),
+            "--chars",
+            str(chars),
+        ],
         cwd=tree,
         check=True,
     )
@@ -258,36 +268,56 @@ def print_report(results: dict[str, list[dict[str, Any]]], load: int) -> None:
             return "≤ half of before"
         best_after = min(f["cpu_per_1000"] for f in per["after"])
         best_before = min(f["cpu_per_1000"] for f in per["before"])
-        return f"≤ half of before: {best_after / best_before:.0%} of before {'✓' if best_after <= best_before / 2 else '✗'}"
+        verdict = "✓" if best_after <= best_before / 2 else "✗"
+        return f"≤ half of before: {best_after / best_before:.0%} of before {verdict}"
 
     rows.append(("CPU ms per 1,000 deltas", [each(n, "cpu_per_1000", ".0f") for n in names], budget_cpu()))
     rows.append(("CPU s per 100 KB drawn", [each(n, "cpu_per_100kb", ".2f") for n in names], "≤ half of before"))
     rows.append(
-        ("deltas/s delivered", [each(n, "delivered", ",.0f") for n in names], f"≥ {0.95 * ASKED_RATE:,.0f} (asked {ASKED_RATE:,.0f})")
+        (
+            "deltas/s delivered",
+            [each(n, "delivered", ",.0f") for n in names],
+            f"≥ {0.95 * ASKED_RATE:,.0f} (asked {ASKED_RATE:,.0f})",
+        )
     )
     rows.append(("deltas/s drawn (to the answer on screen)", [each(n, "drawn", ",.0f") for n in names], "—"))
     rows.append(
-        ("flushes / full GCs (longest ms)", [
-            ", ".join(f"{r['cpu']['flushes']} / {r['cpu']['full_gcs']} ({r['cpu']['longest_gc_ms']:.0f})" for r in results[n])
-            for n in names
-        ], "—")
+        (
+            "flushes / full GCs (longest ms)",
+            [
+                ", ".join(
+                    f"{r['cpu']['flushes']} / {r['cpu']['full_gcs']} ({r['cpu']['longest_gc_ms']:.0f})"
+                    for r in results[n]
+                )
+                for n in names
+            ],
+            "—",
+        )
     )
-    rows.append(("keys idle p50 / p95 / max ms (n)", [", ".join(fmt(r["idle"]) for r in results[n]) for n in names], "—"))
+    rows.append(
+        ("keys idle p50 / p95 / max ms (n)", [", ".join(fmt(r["idle"]) for r in results[n]) for n in names], "—")
+    )
     for label, key in (("keys, first 2 s of the stream", "first"), ("keys, whole stream", "stream")):
         cells = []
         for n in names:
             cells.append(", ".join(fmt(r[key]) for r in results[n]))
         if key == "first":
             budget = "p95 and max ≤ idle p95 + 50 ms (quiet machine): " + "; ".join(
-                f"{n} {'✓' if all(r['first']['max'] <= r['idle']['p95'] + 50 for r in results[n]) else '✗'}" for n in names
+                f"{n} {'✓' if all(r['first']['max'] <= r['idle']['p95'] + 50 for r in results[n]) else '✗'}"
+                for n in names
             )
         else:
             budget = "p95 ≤ 2× idle p95 (with --load 2× cores): " + "; ".join(
-                f"{n} {'✓' if all(r['stream']['p95'] <= 2 * r['idle']['p95'] for r in results[n]) else '✗'}" for n in names
+                f"{n} {'✓' if all(r['stream']['p95'] <= 2 * r['idle']['p95'] for r in results[n]) else '✗'}"
+                for n in names
             )
         rows.append((f"{label} p50 / p95 / max ms (n)", cells, budget))
     rows.append(
-        ("full GCs while a key waited for its frame", [", ".join(str(r["gcs_in_front_of_keys"]) for r in results[n]) for n in names], "0")
+        (
+            "full GCs while a key waited for its frame",
+            [", ".join(str(r["gcs_in_front_of_keys"]) for r in results[n]) for n in names],
+            "0",
+        )
     )
     header = ("measure", names, "budget")
     width = max(len(row[0]) for row in [header, *rows])
@@ -328,7 +358,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"measuring {name} ({tree}) …", flush=True)
                 results.setdefault(name, []).append(run_child(tree, args.chars))
         print(describe_load(args.load), flush=True)
-    print(f"before = {args.before} (git archive); after = {HERE}; {args.chars:,} characters in {DELTA_CHARS}-character deltas")
+    print(
+        f"before = {args.before} (git archive); after = {HERE}; "
+        f"{args.chars:,} characters in {DELTA_CHARS}-character deltas"
+    )
     print_report(results, args.load)
     if args.json:
         print(json.dumps(results))

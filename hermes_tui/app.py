@@ -45,6 +45,7 @@ from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.keymap_config import keymap_problems, usable_keymap
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
+from hermes_tui.ui.event_inbox import CoreEvent, EventInbox
 from hermes_tui.ui.message_actions import MessageActions
 from hermes_tui.ui.navigation import Navigation
 from hermes_tui.ui.permissions import Permissions
@@ -75,14 +76,6 @@ LOOP_SWITCH_INTERVAL_S = 0.001
 once the event loop wants it back: CPython's default 5 ms let resuming a 20,000-message session
 hold the loop 15-18 ms in stretches (`python -m bench.responsiveness_bench loop`); 1 ms, 5-8 ms."""
 ECHO_SETTLE_S = 0.002  # after a key is drawn, before a due collection runs (see _collect_after_echo)
-
-
-class CoreEvent(Message):
-    """A core event delivered to the UI thread."""
-
-    def __init__(self, event: ev.Event) -> None:
-        super().__init__()
-        self.event = event
 
 
 def _import_core() -> None:
@@ -126,6 +119,8 @@ class HermesApp(App[int]):
         self._stop_signals = stop_signals.StopSignals(self._on_stop_signal)
         self.ready = asyncio.Event()
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
+        self.inbox = EventInbox(self.post_message)  # core events in; streamed deltas batched
+        self._keys_handled = 0  # of them, keys (the frame after a text change echoes them: gc_pacer.note_echo)
         self._inputs_handled = 0  # keys and mouse events this app's queue has handed over (on_event)
         self._saved_switch_interval: float | None = None
         self.applied_keymap: dict[str, str] = {}  # the [keymap] entries in use (the help screen shows them)
@@ -244,10 +239,10 @@ class HermesApp(App[int]):
     # ------------------------------------------------------------------ core events
 
     def _sink(self, event: ev.Event) -> None:
-        self.post_message(CoreEvent(event))
+        self.inbox.put(event)
 
     async def on_core_event(self, message: CoreEvent) -> None:
-        await self.presenter.receive(message.event)
+        await self.presenter.receive(self.inbox.take(message))
 
     # ------------------------------------------------------------------ what the panes ask for
 
@@ -386,23 +381,27 @@ class HermesApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseEvent)):  # (counted by post_message on arrival)
             self._inputs_handled += 1
+            self._keys_handled += isinstance(event, events.Key)
             if isinstance(event, events.Key) and self.screen_stack:
                 self.main.conversation.note_keypress()  # a history still mounting lets this key's frame go first
         await super().on_event(event)
 
     def post_message(self, message: Message) -> bool:
         if isinstance(message, (events.Key, events.MouseEvent)):
-            self.gc_pacer.note_input()  # counted as it arrives, not when the app's queue reaches it
+            self.gc_pacer.note_input(
+                isinstance(message, events.Key)
+            )  # counted as it arrives, not when the app's queue reaches it
         return super().post_message(message)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """A key changed a text field (the prompt, mostly): a due full collection runs once the frame
         showing it is drawn, unless another key is waiting by then (see `_collect_after_echo`)."""
+        self.call_after_refresh(self.call_after_refresh, self.gc_pacer.note_echo, self._keys_handled)  # tick waits
+        handled = self._inputs_handled
         if self.gc_pacer.due:
             # Twice: the field's repaint may not have reached the screen when this message does, and
             # a screen with nothing to draw runs the callback at once — before the key is shown.
             # By the first callback the screen knows, so the second one waits for that frame.
-            handled = self._inputs_handled
             self.call_after_refresh(self.call_after_refresh, self._collect_after_echo, handled)
 
     on_text_area_changed = on_input_changed  # the prompt is a TextArea

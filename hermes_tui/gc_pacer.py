@@ -23,6 +23,11 @@ the next key came meanwhile (typed while the frame was drawn): then that key's e
 The app counts inputs as they arrive (`note_input`, before its queue reaches them) and as it
 handles them, and passes the second count.
 
+A collection never starts while a key is on its way to the screen: from a key's arrival until the
+app reports the frame that echoes it (`note_echo`, a count of keys handled), `tick()` waits — even
+past `max_delay_s` (a key that echoes nothing, an arrow key, counts as drawn after `echo_wait_s`). Under a busy
+stream the collection then runs at the echo (`after_echo`) or at the first tick after it.
+
 Reference counting still frees everything that is not part of a cycle at once. `release` (run on
 each tick) empties caches that keep removed widgets' objects alive (widgets.textual_workarounds),
 which shrinks what every collection walks. Nothing here imports Textual: the app calls `hold()` at
@@ -41,6 +46,7 @@ MIDDLE_THRESHOLD = 10  # and for the middle one
 NEVER = 1_000_000_000  # an oldest-generation threshold that is never reached
 QUIET_S = 0.25
 MAX_DELAY_S = 1.0
+ECHO_WAIT_S = 0.5  # an input without a reported echo stops holding collections back after this
 
 
 class GcPacer:
@@ -51,6 +57,7 @@ class GcPacer:
         *,
         quiet_s: float = QUIET_S,
         max_delay_s: float = MAX_DELAY_S,
+        echo_wait_s: float = ECHO_WAIT_S,
         due_after: int = MIDDLE_THRESHOLD,
         clock: Callable[[], float] = time.monotonic,
         release: Callable[[], None] | None = None,
@@ -58,6 +65,7 @@ class GcPacer:
         """`release` runs on every tick: it lets go of caches that keep dead objects alive."""
         self.quiet_s = quiet_s
         self.max_delay_s = max_delay_s
+        self.echo_wait_s = echo_wait_s
         self.due_after = due_after
         self.clock = clock
         self.release = release
@@ -66,6 +74,10 @@ class GcPacer:
         self.longest_s = 0.0  # the longest of them
         self._last_input = clock()
         self.inputs = 0  # keys and mouse events seen so far
+        self.keys = 0  # of them, keys
+        self.echoed = 0  # keys whose frame the app reported drawn (note_echo)
+        self._last_key = clock()
+        self.held_for_input = 0  # ticks that left a due collection for after a key's frame
         self._due_since: float | None = None
         self._saved_threshold: tuple[int, int, int] | None = None
 
@@ -103,10 +115,22 @@ class GcPacer:
         gc.unfreeze()
         self.started = False
 
-    def note_input(self) -> None:
+    def note_input(self, is_key: bool = True) -> None:
         """The user pressed a key or used the mouse."""
         self._last_input = self.clock()
         self.inputs += 1
+        if is_key:
+            self.keys += 1
+            self._last_key = self._last_input
+
+    def note_echo(self, keys: int) -> None:
+        """The frame showing the first `keys` keys was drawn."""
+        self.echoed = max(self.echoed, keys)
+
+    @property
+    def input_pending(self) -> bool:
+        """A key arrived and the frame that shows it has not been drawn yet (as far as is known)."""
+        return self.echoed < self.keys and self.clock() - self._last_key < self.echo_wait_s
 
     @property
     def due(self) -> bool:
@@ -137,6 +161,9 @@ class GcPacer:
             self._due_since = now
         quiet = now - self._last_input >= self.quiet_s
         if not quiet and now - self._due_since < self.max_delay_s:
+            return False
+        if self.input_pending:  # a key waits for its frame: never in front of it
+            self.held_for_input += 1
             return False
         self._collect()
         return True

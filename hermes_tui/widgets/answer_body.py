@@ -13,7 +13,9 @@ and one without a clean cut (under ~2,000 characters) is a single Markdown docum
 from __future__ import annotations
 
 import asyncio
+import functools
 
+from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown
@@ -25,6 +27,13 @@ from hermes_tui.widgets.transcript import ANSWER_HEAD_CHARS, ANSWER_TAIL_CHARS
 HEAD_CHARS = ANSWER_HEAD_CHARS
 TAIL_CHARS = ANSWER_TAIL_CHARS
 SEGMENT_CLASS = "assistant-markdown"
+
+
+@functools.cache
+def shared_parser() -> MarkdownIt:
+    """One Markdown parser for every segment: Textual builds a new one per update and append
+    otherwise (~0.75 ms each, on every streaming flush). Parsing keeps no state between calls."""
+    return MarkdownIt("gfm-like")
 
 
 def shown_ranges(
@@ -108,7 +117,7 @@ class AnswerBody(Vertical):
 
     def _new_view(self, index: int) -> Markdown:
         source = self._target(index)
-        view = Markdown(source, classes=SEGMENT_CLASS)
+        view = Markdown(source, classes=SEGMENT_CLASS, parser_factory=shared_parser)
         self._views[index] = view
         self._rendered[index] = len(source)
         return view

@@ -34,6 +34,7 @@ from textual.widget import Widget
 
 from hermes_tui.text_safety import visible, visible_in
 from hermes_tui.widgets.conversation_keys import ConversationKeys
+from hermes_tui.widgets.flush_policy import MIN_INTERVAL_S, FlushPolicy, PendingText
 from hermes_tui.widgets.message_cursor import MessageCursor
 from hermes_tui.widgets.tool_card import ToolCard
 from hermes_tui.widgets.transcript import (
@@ -58,10 +59,7 @@ DEFAULT_PAGE_SIZE = 30
 PINNED_TITLE = "📌 pinned"  # above a pinned message's row
 FIRST_ROWS = 4  # rows of a rebuilt window mounted in its first frame (the newest: the bottom of the view)
 ROWS_PER_FRAME = 2  # then the earlier rows, this many per frame
-DEFAULT_FLUSH_INTERVAL = 1 / 30  # the fastest flush rate: ~30 per second
-MAX_FLUSH_INTERVAL = 0.25  # the slowest, when rendering one flush is expensive
-RENDER_SHARE = 0.33  # streaming renders may take about this share of the event loop's time
-KEY_FRAME_S = 0.01  # a flush due just after a keypress waits this long: the key's frame is drawn first
+DEFAULT_FLUSH_INTERVAL = MIN_INTERVAL_S  # the fastest flush rate: ~30 per second (FlushPolicy spaces them)
 BRANCH_NOTE = (
     "A new branch whose history runs up to and including the selected message (past a tool call's"
     " results); the original session stays as it was."
@@ -106,11 +104,12 @@ class ConversationView(ConversationKeys, VerticalScroll):
         super().__init__(name=name, id=id, classes=classes)
         self._window = TranscriptWindow(window_size=window_size, history_window=history_window, page_size=page_size)
         self.flush_interval = flush_interval
-        self._flush_delay = flush_interval
+        self.flush_policy = FlushPolicy(min_interval_s=flush_interval)
+        self._flush_due = 0.0  # when the flush timer was set to fire (perf_counter)
         self._rows: dict[int, Widget] = {}  # item key -> row widget (mounted, or mounting)
         self._active: TranscriptItem | None = None
-        self._pending_text: list[str] = []
-        self._pending_reasoning: list[str] = []
+        self._pending_text = PendingText()
+        self._pending_reasoning = PendingText()
         self._flush_timer: Timer | None = None
         self._earlier = WindowBoundary("earlier")
         self._later = WindowBoundary("later")
@@ -187,7 +186,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         """The full text of the answer being streamed (flushed or not), or ""."""
         if self._active is None:
             return ""
-        return self._active.text + "".join(self._pending_text)
+        return self._active.text + self._pending_text.peek()
 
     def tool_card(self, call_id: str) -> ToolCard | None:
         """The mounted card of a tool call, if it is in the window."""
@@ -247,6 +246,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         """Start a new streamed answer (an unfinished previous one is finished first)."""
         self._finish_active_quietly()
         self._active = TranscriptItem(kind=KIND_ASSISTANT, streaming=True)
+        self.flush_policy.restart()
         self._append(self._active)
 
     def append_text(self, delta: str) -> None:
@@ -255,7 +255,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
             return
         if self._active is None:
             self.begin_assistant()
-        self._pending_text.append(visible(delta))
+        self._pending_text.add(visible(delta))
         self._schedule_flush()
 
     def append_reasoning(self, delta: str) -> None:
@@ -264,7 +264,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
             return
         if self._active is None:
             self.begin_assistant()
-        self._pending_reasoning.append(visible(delta))
+        self._pending_reasoning.add(visible(delta))
         self._schedule_flush()
 
     def end_assistant(self, interrupted: bool = False) -> AwaitComplete:
@@ -328,7 +328,11 @@ class ConversationView(ConversationKeys, VerticalScroll):
 
     def _schedule_flush(self) -> None:
         if self._flush_timer is None and self.is_attached:
-            self._flush_timer = self.set_timer(self._flush_delay, self._flush)
+            self._set_flush_timer(self.flush_policy.delay_s)
+
+    def _set_flush_timer(self, delay: float) -> None:
+        self._flush_due = time.perf_counter() + delay
+        self._flush_timer = self.set_timer(delay, self._flush)
 
     def _cancel_flush_timer(self) -> None:
         if self._flush_timer is not None:
@@ -337,11 +341,9 @@ class ConversationView(ConversationKeys, VerticalScroll):
 
     def _commit_pending(self, item: TranscriptItem) -> None:
         if self._pending_text:
-            item.text += "".join(self._pending_text)
-            self._pending_text.clear()
+            item.text += self._pending_text.take()
         if self._pending_reasoning:
-            item.reasoning += "".join(self._pending_reasoning)
-            self._pending_reasoning.clear()
+            item.reasoning += self._pending_reasoning.take()
 
     async def _flush(self) -> None:
         self._flush_timer = None
@@ -355,20 +357,19 @@ class ConversationView(ConversationKeys, VerticalScroll):
         if not isinstance(row, AssistantMessage) or not row.is_mounted:
             self._schedule_flush()  # the row is still mounting: try again next tick
             return
-        if self._keypress_seen:  # a key waits to be drawn: its frame goes first, without a layout
-            self._keypress_seen = False
-            self._flush_timer = self.set_timer(KEY_FRAME_S, self._flush)
+        wait = self.flush_policy.when_due(self._flush_due)
+        if wait > 0:  # a key waits to be drawn: its frame goes first, without a layout
+            self._set_flush_timer(wait)
             return
+        self.flush_policy.flushed()
         self._commit_pending(item)
         self.flush_count += 1
         started = time.perf_counter()
         await row.sync()
-        self.call_after_refresh(self._adapt_flush_delay, started)
+        self.call_after_refresh(self._note_flush_cost, started)
 
-    def _adapt_flush_delay(self, started: float) -> None:
-        """Space flushes by what one costs to render, so input keeps most of the loop's time."""
-        cost = time.perf_counter() - started
-        self._flush_delay = min(MAX_FLUSH_INTERVAL, max(self.flush_interval, cost / RENDER_SHARE))
+    def _note_flush_cost(self, started: float) -> None:
+        self.flush_policy.note_cost(time.perf_counter() - started)
 
     # ------------------------------------------------------------------ history and paging
 
@@ -451,6 +452,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         next batch of rows a frame, so the frame that shows the key has nothing to lay out (such a
         frame took 15-25 ms, and the key waited for it on top of the one in progress)."""
         self._keypress_seen = True
+        self.flush_policy.note_key()
 
     async def _next_frame(self) -> None:
         """Until the screen has drawn what was mounted so far — and, after a keypress, one frame more

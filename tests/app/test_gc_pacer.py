@@ -65,14 +65,73 @@ def test_a_due_collection_waits_while_the_user_types_and_runs_in_a_pause(pacer: 
 
 
 def test_a_collection_runs_anyway_once_it_waited_the_longest_delay(pacer: GcPacer, clock: Clock) -> None:
-    for _ in range(49):  # keys every 0.1 s for 4.9 s
+    for _ in range(49):  # keys every 0.1 s for 4.9 s, each drawn
         pacer.note_input()
+        pacer.note_echo(pacer.keys)
         assert not pacer.tick()
         clock.now += 0.1
     clock.now += 0.2
     pacer.note_input()
+    pacer.note_echo(pacer.keys)
     assert pacer.tick()
     assert pacer.collections == 1 and pacer.longest_s >= 0.0
+
+
+class FullCollectionCounter:
+    """Counts the full collections the interpreter runs (gc.callbacks), whoever starts them."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info.get("generation") == 2:
+            self.count += 1
+
+    def __enter__(self) -> FullCollectionCounter:
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self)
+
+
+def test_no_collection_runs_between_a_key_and_its_frame_even_past_the_longest_delay(
+    pacer: GcPacer, clock: Clock
+) -> None:
+    with FullCollectionCounter() as full:
+        for _ in range(60):  # keys every 0.1 s for 6 s (past max_delay_s), none drawn yet
+            pacer.note_input()
+            assert not pacer.tick()
+            clock.now += 0.1
+        assert full.count == 0 and pacer.held_for_input > 0
+        pacer.note_echo(pacer.keys)  # the frame showing them is drawn
+        assert pacer.tick()
+        assert full.count == 1 and pacer.collections == 1
+
+
+@pytest.fixture
+def patient(clock: Clock) -> Iterator[GcPacer]:
+    pacer = GcPacer(quiet_s=0.5, max_delay_s=5.0, echo_wait_s=1.0, due_after=0, clock=clock)
+    pacer.start()
+    try:
+        yield pacer
+    finally:
+        pacer.stop()
+
+
+def test_a_key_that_never_echoes_stops_holding_collections_back(patient: GcPacer, clock: Clock) -> None:
+    patient.note_input()  # an arrow key: no text changes, no echo is reported
+    clock.now += 0.6  # a pause in typing, but the key may still be on its way
+    assert not patient.tick() and patient.held_for_input == 1
+    clock.now += 0.5  # past echo_wait_s
+    assert patient.tick() and patient.collections == 1
+
+
+def test_mouse_input_does_not_hold_collections_back(patient: GcPacer, clock: Clock) -> None:
+    patient.note_input(is_key=False)
+    clock.now += 0.6
+    assert not patient.input_pending
+    assert patient.tick() and patient.collections == 1
 
 
 def test_nothing_happens_before_start(clock: Clock) -> None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from hermes_tui.core.providers.failures import ProviderConnectionError, ProviderStreamError, ProviderTimeout
+from hermes_tui.core.providers.read_gathering import gather_reads
 from hermes_tui.core.providers.utf8_repair import repair_utf8
 
 # The SDKs' own default for a whole read when no timeout is configured: only a backstop here.
@@ -146,6 +147,7 @@ class GuardedStream:
     async def items(self, sdk_stream: Any) -> AsyncIterator[Any]:
         """The SDK stream's events, each within the current window; faults come out typed."""
         repair_utf8(sdk_stream)  # a stray invalid byte becomes U+FFFD, not a failed answer
+        gather_reads(sdk_stream)  # a fast stream's events come a read's worth at a time
         while True:
             try:
                 item = await self._within_deadline(sdk_stream.__anext__())

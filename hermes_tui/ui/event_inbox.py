@@ -6,7 +6,7 @@ reasoning) delta joins the delta message still waiting in the queue, if the last
 of its kind: one message carries everything that came since the app last handled one. Any other
 event closes the batch, so the order of events is kept exactly, and no text is dropped or merged
 across another event. Only the event loop's own thread batches (a worker thread's events are
-posted one each, as before: the batch is not shared between threads).
+posted one each, as before, and close the batch: a later delta never joins an earlier message).
 """
 
 from __future__ import annotations
@@ -53,8 +53,7 @@ class EventInbox:
             message = CoreEvent(event)
             self._open = message
         else:
-            if on_loop:
-                self._open = None
+            self._open = None  # (from a worker thread too: a later delta must not join an earlier message)
             message = CoreEvent(event)
         self.posted += 1
         self._post(message)

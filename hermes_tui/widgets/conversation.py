@@ -7,8 +7,9 @@ to load more") mounts earlier pages on demand; paging back far enough drops the 
 shows a matching boundary below ("N later messages …", End jumps back to the latest), so the number
 of mounted rows never exceeds `window_size`. Live answers stream into their row's `AnswerBody`
 (Markdown segments; only the last one is re-rendered, and a huge answer keeps only its start and
-end on screen); deltas are buffered and flushed at most ~30 times per second (less when one flush
-is expensive to render), so a fast model never starves keyboard input. "Show all" affordances
+end on screen); deltas are buffered and flushed at most ~30 times per second, spaced wider by
+`FlushPolicy` when the loop is late or busy or a key waits for its frame (`flush_policy`), so a
+fast model never starves keyboard input: the rendering gives way, and no text is dropped. "Show all" affordances
 post `ShowFullText`, which goes up to the screen (the main screen opens the full-text viewer).
 The view follows the bottom with `anchor()` only while the user is at the bottom. The message
 cursor (`MessageCursor`, keys in `ConversationKeys`) selects a message to branch from, edit and

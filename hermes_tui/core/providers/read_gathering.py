@@ -6,9 +6,11 @@ h11, the UTF-8 repair and the SDK's line splitter — much of the CPU of a long 
 that also draws the screen and takes the keys. Now, when a read had to wait for the network (all
 that had arrived was taken), the next read waits `GATHER_S` first, so what arrives meanwhile is
 taken in one go (h11 then hands the buffered HTTP chunks over without waking the loop). Reads
-that find data already buffered go on at once. The SDK still yields every event, in order;
-nothing is lost. A slow stream's next event is at most `GATHER_S` later; the answer's text reaches
-the screen in flushes at most ~30 a second anyway (widgets.conversation).
+that find data already buffered go on at once, and after a pause the reads go on for at least
+`GATHER_S` before the next one, so a loaded machine (slow reads) never makes the stream fall
+behind. The SDK still yields every event, in order; nothing is lost. A slow stream's next event
+is at most `GATHER_S` later; the answer's text reaches the screen in flushes at most ~30 a
+second anyway (widgets.conversation).
 """
 
 from __future__ import annotations
@@ -34,15 +36,19 @@ def gather_reads(sdk_stream: Any, pause_s: float = GATHER_S, waited_s: float = W
 
     async def gathered(*args: Any, **kwargs: Any) -> AsyncIterator[bytes]:
         chunks = read(*args, **kwargs).__aiter__()
+        paused_until = 0.0
         while True:
             began = time.perf_counter()
             try:
                 chunk = await chunks.__anext__()
             except StopAsyncIteration:
                 return
-            waited = time.perf_counter() - began > waited_s
+            now = time.perf_counter()
             yield chunk
-            if waited:
+            # At most one pause per `pause_s` of reading: a read slowed by a busy machine (not by
+            # the network) must not pause after every chunk, or the stream would fall behind.
+            if now - began > waited_s and now - paused_until >= pause_s:
                 await asyncio.sleep(pause_s)  # what arrives meanwhile comes in the next reads, back to back
+                paused_until = time.perf_counter()
 
     response.aiter_bytes = gathered

@@ -8,10 +8,11 @@ another route), `Permissions` (the approver,
 the mode badge, Shift+Tab) and `RewindFlow` (F6 / Esc Esc). Its own Textual handlers and
 actions only forward to them. Core events arrive through the Agent's sink as `CoreEvent` messages.
 
-The first frame paints before anything heavy happens: the database opens and the provider SDK is
-imported in a startup worker after mount. While it runs the app paces full garbage collections
-(`GcPacer`), draws at up to 240 frames a second and gives the interpreter back to the loop within
-1 ms (see docs/PERFORMANCE.md for why each).
+The first frame paints before anything heavy happens: the database opens in a startup worker after
+mount; the provider SDK is imported (and its client built) once the user first types, in a worker of
+its own, so a session opened to be read never holds it (~22 MB). While start-up runs the app paces
+full garbage collections (`GcPacer`), draws at up to 240 frames a second and gives the interpreter
+back to the loop within 1 ms (see docs/PERFORMANCE.md for why each).
 
 Ctrl-C ladder: text in the input -> clear it; a turn running -> interrupt it (the partial answer
 stays, marked interrupted, and is saved); idle -> a second Ctrl-C within 2 s quits. Ctrl-Q quits.
@@ -128,6 +129,8 @@ class HermesApp(App[int]):
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
         self._inputs_handled = 0  # keys and mouse events this app's queue has handed over (on_event)
         self._saved_switch_interval: float | None = None
+        self._warm_up_due = False  # start-up is over: the first key typed warms the SDK up
+        self.sdk_warm_up_started = False
         self.applied_keymap: dict[str, str] = {}  # the [keymap] entries in use (the help screen shows them)
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
         # The parts, each seeing this app through its Protocol. The one link back: a command's result
@@ -225,21 +228,30 @@ class HermesApp(App[int]):
         self.sessions_tree.wire_preview()
         self.presenter.lineage_history.read(with_sizes=True)
         self.ready.set()
-        # a resumed history is on screen first: the warm-up's imports would slow its frames down
         await self.main.conversation.history_loaded()
-        await self._warm_up_sdk()
-        self.gc_pacer.start()  # after the imports: what start-up left alive is frozen
+        self.gc_pacer.start()  # what start-up left alive is frozen
         self.set_interval(GC_TICK_S, self.gc_pacer.tick)
+        self._warm_up_due = True
+        if self.main.prompt.value:  # typed during start-up
+            self._warm_up_on_typing()
+
+    def _warm_up_on_typing(self) -> None:
+        """The first key typed into the prompt once start-up is over starts the SDK's warm-up (once)."""
+        if self._warm_up_due and not self.sdk_warm_up_started:
+            self.sdk_warm_up_started = True
+            self.run_worker(self._warm_up_sdk(), group="warm-up")
 
     async def _warm_up_sdk(self) -> None:
-        """Import the provider SDK and build its client now (after the first frame), so the first turn
-        pays for neither: both would share the interpreter with the frames drawn as it starts."""
+        """Import the provider SDK and build its client while the user types the first prompt, so the
+        first turn pays for neither. Not at start-up: the OpenAI SDK alone holds ~22 MB once imported
+        (issue 23: a session opened only to read it never needs it; docs/PERFORMANCE.md)."""
         if self.choice.provider in ("openai", "anthropic"):
             import importlib
 
             await asyncio.to_thread(importlib.import_module, self.choice.provider)
         if self.agent is not None:
             await self.agent.warm_up()
+        self.gc_pacer.freeze_more()  # the SDK's modules join what no paced collection walks
 
     # ------------------------------------------------------------------ core events
 
@@ -398,6 +410,7 @@ class HermesApp(App[int]):
     def on_input_changed(self, event: Input.Changed) -> None:
         """A key changed a text field (the prompt, mostly): a due full collection runs once the frame
         showing it is drawn, unless another key is waiting by then (see `_collect_after_echo`)."""
+        self._warm_up_on_typing()
         if self.gc_pacer.due:
             # Twice: the field's repaint may not have reached the screen when this message does, and
             # a screen with nothing to draw runs the callback at once — before the key is shown.

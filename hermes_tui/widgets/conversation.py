@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from hermes_tui.core.tools.file_diff import FileChange
 
 DEFAULT_WINDOW_SIZE = 100
-DEFAULT_HISTORY_WINDOW = 12
+DEFAULT_HISTORY_WINDOW = 6  # rows a reopened history mounts (more, this many at a time, while they don't fill the view)
 DEFAULT_PAGE_SIZE = 30
 PINNED_TITLE = "📌 pinned"  # above a pinned message's row
 FIRST_ROWS = 4  # rows of a rebuilt window mounted in its first frame (the newest: the bottom of the view)
@@ -464,14 +464,15 @@ class ConversationView(ConversationKeys, VerticalScroll):
             self._keypress_seen = False
 
     async def _fill_viewport(self) -> None:
-        """A tall view with short rows: mount earlier pages until the rows fill it (or run out)."""
+        """A tall view with short rows: mount earlier rows, `history_window` at a time, until they fill it
+        (or run out): each mounted row holds its widgets (a Markdown answer: one per block)."""
         if not (
             self._window.can_grow_upward
             and self.is_attached
             and self._rows_height() < self.scrollable_content_region.height
         ):
             return
-        new_rows = self._build_rows(self._window.grow_upward())
+        new_rows = self._build_rows(self._window.grow_upward(self.history_window))
         await self.mount_all(new_rows, after=self._earlier)
         self._sync_boundaries()
         self.call_after_refresh(self._fill_viewport)  # measure again once the new rows are laid out

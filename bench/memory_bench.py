@@ -171,7 +171,11 @@ def cache_rows(app: Any) -> list[dict[str, Any]]:
     meter = getattr(agent, "meter", None)
     ledger = getattr(meter, "ledger", None)
     if ledger is not None:
-        add("TokenLedger (per-message sizes)", ledger, entries=len(getattr(ledger, "_prints", ())))
+        from hermes_tui.core.context import tokens
+
+        bound = getattr(tokens, "LEDGER_FINGERPRINTS", None)
+        fingerprints = f"fingerprints: newest {bound}" if bound else "none (one per message)"
+        add("TokenLedger fingerprints", ledger, entries=len(getattr(ledger, "_prints", ())), bound=fingerprints)
     cache = getattr(session, "request_cache", None)
     if cache is not None:
         for slot_name, slot in getattr(cache, "_slots", {}).items():

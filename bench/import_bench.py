@@ -1,6 +1,6 @@
 """Importing our UI against importing Hermes's CLI, and the first frame (issue 23 item 6).
 
-    python -m bench.import_bench [--hermes DIR --hermes-python PATH] [--runs N] [--load N]
+    python -m bench.import_bench [--hermes DIR --hermes-python PATH] [--before DIR] [--runs N] [--load N]
 
 Each figure is the median (and range) of `--runs` fresh processes, interleaved, timed from outside:
 wall clock, and the process's CPU (user + system, `RUSAGE_CHILDREN` of the bench) — the bare
@@ -16,6 +16,8 @@ the file system allows) put first on the path:
   machines run with an editable install: every module of the project compiled at every start;
 - compiled: the copy's bytecode written by one warm-up import (as after `pip install`).
 Installed packages and the standard library keep the bytecode they were installed with, in both.
+`--before DIR`: the same figures, interleaved, for another checkout of hermes-tui (e.g. `git archive
+<commit> | tar -x -C DIR`) run by this interpreter — before → after in one run.
 Budgets (issue 23 item 6): our import CPU ≤ 0.60× Hermes's; first frame < 0.5 s on a quiet machine
 (bench/startup.py's measure: `import hermes_tui.app` to the first completed refresh, headless).
 """
@@ -123,9 +125,12 @@ def _cpu(spans: list[Spent]) -> float:
     return statistics.median(span.children for span in spans)
 
 
-def _targets(mode_root: Path, hermes: Path | None, hermes_python: str) -> list[Target]:
+def _targets(mode_root: Path, hermes: Path | None, hermes_python: str, before: Path | None) -> list[Target]:
     ours_tree = _copy_tree(REPO, mode_root / "ours", ("hermes_tui",))
     targets = [Target("ours: import hermes_tui.app", sys.executable, ("hermes_tui.app",), ours_tree)]
+    if before is not None:
+        before_tree = _copy_tree(before, mode_root / "before", ("hermes_tui",))
+        targets.append(Target("ours before: import hermes_tui.app", sys.executable, ("hermes_tui.app",), before_tree))
     if hermes is not None:
         tree = _copy_tree(hermes, mode_root / "hermes")
         targets += [
@@ -141,7 +146,28 @@ def _targets(mode_root: Path, hermes: Path | None, hermes_python: str) -> list[T
     return targets
 
 
-def run(runs: int, hermes: Path | None, hermes_python: str, frame_runs: int) -> list[str]:
+def _first_frames(trees: list[Path], home: Path, runs: int, compiled: bool) -> list[str]:
+    """The first frame of each tree's hermes_tui, `runs` fresh processes each, interleaved."""
+    for tree in trees if compiled else []:  # the first frame imports a few modules more than the app
+        first_frame_once(_env(tree, home, write_bytecode=True), str(tree))
+    frames: list[list[tuple[float, float]]] = [[] for _ in trees]
+    for _ in range(runs):
+        for index, tree in enumerate(trees):
+            frames[index].append(first_frame_once(_env(tree, home), str(tree)))
+    figures = []
+    for samples in frames:
+        firsts = sorted(first * 1000 for first, _ready in samples)
+        median = statistics.median(firsts)
+        verdict = "✓" if median < FIRST_FRAME_BUDGET_S * 1000 else "✗"
+        figures.append(
+            f"median {median:.0f} ms ({firsts[0]:.0f}–{firsts[-1]:.0f}) {verdict} [budget < "
+            f"{FIRST_FRAME_BUDGET_S * 1000:.0f} ms, quiet machine]; agent ready median "
+            f"{statistics.median(ready for _first, ready in samples) * 1000:.0f} ms"
+        )
+    return figures
+
+
+def run(runs: int, hermes: Path | None, hermes_python: str, frame_runs: int, before: Path | None = None) -> list[str]:
     lines: list[str] = []
     scratch_parent = REPO / "bench" / ".out"  # beside the code, so the copies can be hard links
     scratch_parent.mkdir(parents=True, exist_ok=True)
@@ -154,7 +180,8 @@ def run(runs: int, hermes: Path | None, hermes_python: str, frame_runs: int) -> 
             bare = [_run([python, "-c", "pass"], _env(root, home)) for _ in range(runs)]
             lines.append(f"bare interpreter ({name}'s python -c pass): {_figure(bare)}")
         for mode in MODES:
-            targets = _targets(root / mode.replace(" ", "-"), hermes, hermes_python)
+            targets = _targets(root / mode.replace(" ", "-"), hermes, hermes_python, before)
+            hermes_targets = [target for target in targets if target.label.startswith("Hermes")]
             for target in targets:
                 if mode == "compiled":  # one import that may write the copy's bytecode
                     _run(target.command(), _env(target.tree, home, write_bytecode=True))
@@ -165,29 +192,19 @@ def run(runs: int, hermes: Path | None, hermes_python: str, frame_runs: int) -> 
                     samples[target.label].append(_run(target.command(), _env(target.tree, home)))
             lines.append(f"{mode}:")
             lines += [f"  {target.label}: {_figure(samples[target.label])}" for target in targets]
-            if hermes is not None:
-                ours = _cpu(samples[targets[0].label])
-                ratios = [
-                    (target.label.split(": ", 1)[1], ours / _cpu(samples[target.label])) for target in targets[1:]
-                ]
+            ours_targets = [target for target in targets if target.label.startswith("ours")]
+            for ours_target in ours_targets if hermes_targets else []:
+                ours = _cpu(samples[ours_target.label])
+                ratios = [(t.label.split(": ", 1)[1], ours / _cpu(samples[t.label])) for t in hermes_targets]
                 verdict = "✓" if ratios[-1][1] <= RATIO_BUDGET else "✗"
+                others = ", ".join(f"{ratio:.2f}× against {label}" for label, ratio in ratios[:-1])
                 lines.append(
-                    f"  ours / Hermes CPU: {ratios[-1][1]:.2f}× against {ratios[-1][0]} {verdict} "
-                    f"[budget ≤ {RATIO_BUDGET:.2f}×]; "
-                    + ", ".join(f"{r:.2f}× against {label}" for label, r in ratios[:-1])
+                    f"  {ours_target.label.split(':')[0]} / Hermes CPU: {ratios[-1][1]:.2f}× against {ratios[-1][0]} "
+                    f"{verdict} [budget ≤ {RATIO_BUDGET:.2f}×]; {others}"
                 )
-            ours_tree = targets[0].tree
-            if mode == "compiled":  # the first frame imports a few modules more than hermes_tui.app
-                first_frame_once(_env(ours_tree, home, write_bytecode=True), str(ours_tree))
-            frames = [first_frame_once(_env(ours_tree, home), str(ours_tree)) for _ in range(frame_runs)]
-            firsts = sorted(first * 1000 for first, _ready in frames)
-            median = statistics.median(firsts)
-            verdict = "✓" if median < FIRST_FRAME_BUDGET_S * 1000 else "✗"
-            lines.append(
-                f"  first frame (import hermes_tui.app -> first refresh): median {median:.0f} ms "
-                f"({firsts[0]:.0f}–{firsts[-1]:.0f}) {verdict} [budget < {FIRST_FRAME_BUDGET_S * 1000:.0f} ms, "
-                f"quiet machine]; agent ready median {statistics.median(r for _f, r in frames) * 1000:.0f} ms"
-            )
+            frames = _first_frames([t.tree for t in ours_targets], home, frame_runs, mode == "compiled")
+            for ours_target, figure in zip(ours_targets, frames, strict=True):
+                lines.append(f"  {ours_target.label.split(':')[0]}, first frame (import -> first refresh): {figure}")
     return lines
 
 
@@ -195,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--hermes", type=Path, help="a checkout of hermes-agent to compare with")
     parser.add_argument("--hermes-python", default=None, help="the interpreter of a venv with Hermes's requirements")
+    parser.add_argument("--before", type=Path, help="another hermes-tui checkout to measure beside this one")
     parser.add_argument("--runs", type=int, default=7, help="fresh processes per import figure")
     parser.add_argument("--frame-runs", type=int, default=7, help="fresh processes per first-frame figure")
     add_load_argument(parser)
@@ -203,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--hermes needs --hermes-python (a venv with Hermes's requirements)")
     with load_from(args):
         print(describe_load(args.load), flush=True)
-        for line in run(max(1, args.runs), args.hermes, args.hermes_python or "", max(1, args.frame_runs)):
+        runs, frame_runs = max(1, args.runs), max(1, args.frame_runs)
+        for line in run(runs, args.hermes, args.hermes_python or "", frame_runs, args.before):
             print(line, flush=True)
         print(describe_load(args.load))
     return 0

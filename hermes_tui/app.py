@@ -25,6 +25,7 @@ The `[keymap]` table is applied (bad entries skipped, said once) and the chosen 
 from __future__ import annotations
 
 import asyncio
+import functools
 import signal
 import sys
 import time
@@ -41,19 +42,12 @@ from textual.widgets import Input
 
 from hermes_tui import stop_signals, terminal_watch
 from hermes_tui.config import Home, ProviderChoice, Settings
-from hermes_tui.core import events as ev
 from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.keymap_config import keymap_problems, usable_keymap
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
-from hermes_tui.ui.message_actions import MessageActions
-from hermes_tui.ui.navigation import Navigation
 from hermes_tui.ui.permissions import Permissions
-from hermes_tui.ui.presenter import EventPresenter
-from hermes_tui.ui.replay_flow import ReplayFlow
-from hermes_tui.ui.rewind_flow import RewindFlow
 from hermes_tui.ui.sessions_tree import SessionsTree
-from hermes_tui.ui.tree_actions import TreeActions
 from hermes_tui.ui.turn_control import TurnControl
 from hermes_tui.ui_state import save_theme, saved_theme
 from hermes_tui.widgets.lineage_tree import LineageTree
@@ -66,8 +60,15 @@ from hermes_tui.widgets.textual_workarounds import quicker_frames, release_remov
 if TYPE_CHECKING:
     from textual.theme import Theme
 
+    from hermes_tui.core import events as ev
     from hermes_tui.core.agent import Agent
     from hermes_tui.store.db import SessionDB
+    from hermes_tui.ui.message_actions import MessageActions
+    from hermes_tui.ui.navigation import Navigation
+    from hermes_tui.ui.presenter import EventPresenter
+    from hermes_tui.ui.replay_flow import ReplayFlow
+    from hermes_tui.ui.rewind_flow import RewindFlow
+    from hermes_tui.ui.tree_actions import TreeActions
 
 QUIT_WINDOW_S = 2.0
 GC_TICK_S = 0.25
@@ -84,6 +85,18 @@ class CoreEvent(Message):
     def __init__(self, event: ev.Event) -> None:
         super().__init__()
         self.event = event
+
+
+WARM_UP_MODULES = ("hermes_tui.widgets.answer_body",)
+"""Modules the first frame does without that the first answer needs (the Markdown stack): imported
+in a thread with the provider's SDK once the user starts typing (see `_warm_up_sdk`)."""
+
+
+def _import_modules(modules: tuple[str, ...]) -> None:
+    import importlib
+
+    for module in modules:
+        importlib.import_module(module)
 
 
 def _import_core() -> None:
@@ -135,25 +148,67 @@ class HermesApp(App[int]):
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
         # The parts, each seeing this app through its Protocol. The one link back: a command's result
         # opens its screen through the navigation part, which itself starts work through TurnControl.
+        # The parts the first frame never uses (below: presenter, navigation, the flows and actions)
+        # are built, and their modules imported, the first time they are asked for.
         tree = self.sessions_tree = SessionsTree(self)
-        turns = self.turns = TurnControl(
+        self.turns = TurnControl(
             self,
             tree,
             open_intent=lambda i: self.navigation.open_intent(i),
             quit=self.action_quit,
             busy_input_mode=settings.display.busy_input_mode,
         )
-        self.navigation = Navigation(self, turns, tree)
-        self.presenter = EventPresenter(
-            self, tree, turn_running=lambda: turns.turn_running, reveal_pending=self.navigation.reveal_pending
-        )
-        self.replay_flow = ReplayFlow(self, tree)
-        self.tree_actions = TreeActions(
-            self, turns, tree, show_session=self.presenter.show_session, replay=self.replay_flow.open
-        )
-        self.message_actions = MessageActions(self, turns, replay=self.replay_flow.open)
         self.permissions = Permissions(self)
-        self.rewind_flow = RewindFlow(self, turns)
+
+    @functools.cached_property
+    def presenter(self) -> EventPresenter:
+        """Shows the core's events (the first arrives once the agent is open, after the first frame)."""
+        from hermes_tui.ui.presenter import EventPresenter
+
+        return EventPresenter(
+            self,
+            self.sessions_tree,
+            turn_running=lambda: self.turns.turn_running,
+            reveal_pending=lambda messages: self.navigation.reveal_pending(messages),
+        )
+
+    @functools.cached_property
+    def navigation(self) -> Navigation:
+        from hermes_tui.ui.navigation import Navigation
+
+        return Navigation(self, self.turns, self.sessions_tree)
+
+    @functools.cached_property
+    def replay_flow(self) -> ReplayFlow:
+        from hermes_tui.ui.replay_flow import ReplayFlow
+
+        return ReplayFlow(self, self.sessions_tree)
+
+    @functools.cached_property
+    def tree_actions(self) -> TreeActions:
+        from hermes_tui.ui.tree_actions import TreeActions
+
+        return TreeActions(
+            self,
+            self.turns,
+            self.sessions_tree,
+            show_session=lambda session_id: self.presenter.show_session(session_id),
+            replay=lambda session_id, turn=None: self.replay_flow.open(session_id, turn),
+        )
+
+    @functools.cached_property
+    def message_actions(self) -> MessageActions:
+        from hermes_tui.ui.message_actions import MessageActions
+
+        return MessageActions(
+            self, self.turns, replay=lambda session_id, turn=None: self.replay_flow.open(session_id, turn)
+        )
+
+    @functools.cached_property
+    def rewind_flow(self) -> RewindFlow:
+        from hermes_tui.ui.rewind_flow import RewindFlow
+
+        return RewindFlow(self, self.turns)
 
     # ------------------------------------------------------------------ start-up
 
@@ -242,9 +297,10 @@ class HermesApp(App[int]):
             self.run_worker(self._warm_up_sdk(), group="warm-up")
 
     async def _warm_up_sdk(self) -> None:
-        """Import the provider SDK and build its client while the user types the first prompt, so the
-        first turn pays for neither. Not at start-up: the OpenAI SDK alone holds ~22 MB once imported
-        (issue 23: a session opened only to read it never needs it; docs/PERFORMANCE.md)."""
+        """Import the Markdown stack and the provider SDK and build its client while the user types the
+        first prompt, so the first turn pays for none. Not at start-up: the OpenAI SDK alone holds ~22 MB
+        once imported (issue 23: a session opened only to read never needs it; docs/PERFORMANCE.md)."""
+        await asyncio.to_thread(_import_modules, WARM_UP_MODULES)
         if self.choice.provider in ("openai", "anthropic"):
             import importlib
 
@@ -387,7 +443,8 @@ class HermesApp(App[int]):
         if self._agent_closed:
             return
         self._agent_closed = True
-        self.presenter.close()
+        if "presenter" in self.__dict__:  # (built only once an event or the start-up used it)
+            self.presenter.close()
         self.sessions_tree.close()
         await self.turns.end_turn(timeout=5)
         if self.agent is not None:

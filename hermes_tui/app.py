@@ -46,9 +46,11 @@ from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.keymap_config import keymap_problems, usable_keymap
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
+from hermes_tui.ui import parts
 from hermes_tui.ui.permissions import Permissions
 from hermes_tui.ui.sessions_tree import SessionsTree
 from hermes_tui.ui.turn_control import TurnControl
+from hermes_tui.ui.warm_up import WarmUp, import_core
 from hermes_tui.ui_state import save_theme, saved_theme
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.message_cursor import MessageActionRequested
@@ -63,12 +65,6 @@ if TYPE_CHECKING:
     from hermes_tui.core import events as ev
     from hermes_tui.core.agent import Agent
     from hermes_tui.store.db import SessionDB
-    from hermes_tui.ui.message_actions import MessageActions
-    from hermes_tui.ui.navigation import Navigation
-    from hermes_tui.ui.presenter import EventPresenter
-    from hermes_tui.ui.replay_flow import ReplayFlow
-    from hermes_tui.ui.rewind_flow import RewindFlow
-    from hermes_tui.ui.tree_actions import TreeActions
 
 QUIT_WINDOW_S = 2.0
 GC_TICK_S = 0.25
@@ -85,26 +81,6 @@ class CoreEvent(Message):
     def __init__(self, event: ev.Event) -> None:
         super().__init__()
         self.event = event
-
-
-WARM_UP_MODULES = ("hermes_tui.widgets.answer_body",)
-"""Modules the first frame does without that the first answer needs (the Markdown stack): imported
-in a thread with the provider's SDK once the user starts typing (see `_warm_up_sdk`)."""
-
-
-def _import_modules(modules: tuple[str, ...]) -> None:
-    import importlib
-
-    for module in modules:
-        importlib.import_module(module)
-
-
-def _import_core() -> None:
-    """Load the core's modules (the agent, its turn loop and reviewer) so start-up finds them imported."""
-    import importlib
-
-    for module in ("hermes_tui.core.bootstrap", "hermes_tui.core.agent"):
-        importlib.import_module(module)
 
 
 class HermesApp(App[int]):
@@ -142,14 +118,18 @@ class HermesApp(App[int]):
         self.gc_pacer = GcPacer(release=release_removed_widget_lines)
         self._inputs_handled = 0  # keys and mouse events this app's queue has handed over (on_event)
         self._saved_switch_interval: float | None = None
-        self._warm_up_due = False  # start-up is over: the first key typed warms the SDK up
-        self.sdk_warm_up_started = False
+        self.warm_up = WarmUp(
+            choice,
+            agent=lambda: self.agent,
+            run=lambda work: self.run_worker(work, group="warm-up"),
+            after=self.gc_pacer.freeze_more,  # the SDK's modules join what no paced collection walks
+        )
         self.applied_keymap: dict[str, str] = {}  # the [keymap] entries in use (the help screen shows them)
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
         # The parts, each seeing this app through its Protocol. The one link back: a command's result
         # opens its screen through the navigation part, which itself starts work through TurnControl.
-        # The parts the first frame never uses (below: presenter, navigation, the flows and actions)
-        # are built, and their modules imported, the first time they are asked for.
+        # The parts the first frame never uses (the class attributes below) are built, and their
+        # modules imported, the first time they are read (`hermes_tui.ui.parts`).
         tree = self.sessions_tree = SessionsTree(self)
         self.turns = TurnControl(
             self,
@@ -160,55 +140,12 @@ class HermesApp(App[int]):
         )
         self.permissions = Permissions(self)
 
-    @functools.cached_property
-    def presenter(self) -> EventPresenter:
-        """Shows the core's events (the first arrives once the agent is open, after the first frame)."""
-        from hermes_tui.ui.presenter import EventPresenter
-
-        return EventPresenter(
-            self,
-            self.sessions_tree,
-            turn_running=lambda: self.turns.turn_running,
-            reveal_pending=lambda messages: self.navigation.reveal_pending(messages),
-        )
-
-    @functools.cached_property
-    def navigation(self) -> Navigation:
-        from hermes_tui.ui.navigation import Navigation
-
-        return Navigation(self, self.turns, self.sessions_tree)
-
-    @functools.cached_property
-    def replay_flow(self) -> ReplayFlow:
-        from hermes_tui.ui.replay_flow import ReplayFlow
-
-        return ReplayFlow(self, self.sessions_tree)
-
-    @functools.cached_property
-    def tree_actions(self) -> TreeActions:
-        from hermes_tui.ui.tree_actions import TreeActions
-
-        return TreeActions(
-            self,
-            self.turns,
-            self.sessions_tree,
-            show_session=lambda session_id: self.presenter.show_session(session_id),
-            replay=lambda session_id, turn=None: self.replay_flow.open(session_id, turn),
-        )
-
-    @functools.cached_property
-    def message_actions(self) -> MessageActions:
-        from hermes_tui.ui.message_actions import MessageActions
-
-        return MessageActions(
-            self, self.turns, replay=lambda session_id, turn=None: self.replay_flow.open(session_id, turn)
-        )
-
-    @functools.cached_property
-    def rewind_flow(self) -> RewindFlow:
-        from hermes_tui.ui.rewind_flow import RewindFlow
-
-        return RewindFlow(self, self.turns)
+    presenter = functools.cached_property(parts.build_presenter)
+    navigation = functools.cached_property(parts.build_navigation)
+    replay_flow = functools.cached_property(parts.build_replay_flow)
+    tree_actions = functools.cached_property(parts.build_tree_actions)
+    message_actions = functools.cached_property(parts.build_message_actions)
+    rewind_flow = functools.cached_property(parts.build_rewind_flow)
 
     # ------------------------------------------------------------------ start-up
 
@@ -242,7 +179,7 @@ class HermesApp(App[int]):
         self.run_worker(self._start_agent(), group="startup", exclusive=True)
 
     async def _start_agent(self) -> None:
-        await asyncio.to_thread(_import_core)  # ~90 ms of module loading, off the event loop
+        await import_core()
         from hermes_tui.config import ConfigError
         from hermes_tui.core.agent import AgentError
         from hermes_tui.core.bootstrap import open_agent
@@ -286,28 +223,7 @@ class HermesApp(App[int]):
         await self.main.conversation.history_loaded()
         self.gc_pacer.start()  # what start-up left alive is frozen
         self.set_interval(GC_TICK_S, self.gc_pacer.tick)
-        self._warm_up_due = True
-        if self.main.prompt.value:  # typed during start-up
-            self._warm_up_on_typing()
-
-    def _warm_up_on_typing(self) -> None:
-        """The first key typed into the prompt once start-up is over starts the SDK's warm-up (once)."""
-        if self._warm_up_due and not self.sdk_warm_up_started:
-            self.sdk_warm_up_started = True
-            self.run_worker(self._warm_up_sdk(), group="warm-up")
-
-    async def _warm_up_sdk(self) -> None:
-        """Import the Markdown stack and the provider SDK and build its client while the user types the
-        first prompt, so the first turn pays for none. Not at start-up: the OpenAI SDK alone holds ~22 MB
-        once imported (issue 23: a session opened only to read never needs it; docs/PERFORMANCE.md)."""
-        await asyncio.to_thread(_import_modules, WARM_UP_MODULES)
-        if self.choice.provider in ("openai", "anthropic"):
-            import importlib
-
-            await asyncio.to_thread(importlib.import_module, self.choice.provider)
-        if self.agent is not None:
-            await self.agent.warm_up()
-        self.gc_pacer.freeze_more()  # the SDK's modules join what no paced collection walks
+        self.warm_up.start_up_done(typed_already=bool(self.main.prompt.value))
 
     # ------------------------------------------------------------------ core events
 
@@ -443,7 +359,7 @@ class HermesApp(App[int]):
         if self._agent_closed:
             return
         self._agent_closed = True
-        if "presenter" in self.__dict__:  # (built only once an event or the start-up used it)
+        if parts.is_built(self, "presenter"):  # (built only once an event or the start-up used it)
             self.presenter.close()
         self.sessions_tree.close()
         await self.turns.end_turn(timeout=5)
@@ -467,7 +383,7 @@ class HermesApp(App[int]):
     def on_input_changed(self, event: Input.Changed) -> None:
         """A key changed a text field (the prompt, mostly): a due full collection runs once the frame
         showing it is drawn, unless another key is waiting by then (see `_collect_after_echo`)."""
-        self._warm_up_on_typing()
+        self.warm_up.typed()  # the first key after start-up warms the SDK up
         if self.gc_pacer.due:
             # Twice: the field's repaint may not have reached the screen when this message does, and
             # a screen with nothing to draw runs the callback at once — before the key is shown.

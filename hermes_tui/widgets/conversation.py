@@ -464,15 +464,16 @@ class ConversationView(ConversationKeys, VerticalScroll):
             self._keypress_seen = False
 
     async def _fill_viewport(self) -> None:
-        """A tall view with short rows: mount earlier rows, `history_window` at a time, until they fill it
-        (or run out): each mounted row holds its widgets (a Markdown answer: one per block)."""
+        """A tall view with short rows: mount earlier pages until the rows fill it (or run out). (A page,
+        not `history_window` rows at a time: growing in small steps above a message opened far back
+        pushed it out of view before the scroll caught up.)"""
         if not (
             self._window.can_grow_upward
             and self.is_attached
             and self._rows_height() < self.scrollable_content_region.height
         ):
             return
-        new_rows = self._build_rows(self._window.grow_upward(self.history_window))
+        new_rows = self._build_rows(self._window.grow_upward())
         await self.mount_all(new_rows, after=self._earlier)
         self._sync_boundaries()
         self.call_after_refresh(self._fill_viewport)  # measure again once the new rows are laid out

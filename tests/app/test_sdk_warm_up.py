@@ -25,7 +25,7 @@ async def test_start_up_leaves_the_sdk_client_unbuilt_until_the_first_key(tmp_pa
         await pilot.pause()
         assert app.agent is not None
         provider: Any = app.agent.provider
-        assert provider._client is None and not app.sdk_warm_up_started
+        assert provider._client is None and not app.warm_up.started
         await pilot.press("h")
         await wait_until(pilot, lambda: provider._client is not None, what="the warm-up after the first key")
         assert app.main.prompt.value == "h"

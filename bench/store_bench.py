@@ -45,6 +45,10 @@ BIG_SESSION_MESSAGES = 10_000
 RARE_TERMS = [f"quuxrare{n:02d}" for n in range(20)]
 COMMON_TERMS = ["session", "update", "value"]
 SEED = 20260603
+PLAN_START_AGO_S = 400 * 86400  # the plan's clock 0, unless the sessions would then reach past LATEST_AGO_S
+LATEST_AGO_S = 3600.0  # the newest message or session end written lies at least this far in the past
+MESSAGE_STEP_S = 0.5  # between a session's messages
+SESSION_END_S = 500.0  # a session that ended did so this long after it started
 
 WORDS = (  # noqa: SIM905 - a paragraph of words reads better than a list literal
     "the of and to in is that for it as with was on be by this are from at or an have not which but "
@@ -104,11 +108,15 @@ def _message_text(rng: random.Random, index: int, rare_every: int) -> tuple[str,
     return text, None, None
 
 
-def _plan_sessions(rng: random.Random, sessions: int, messages: int) -> list[dict[str, Any]]:
-    """Session rows: chains of 2-4 compression continuations, branch children, singletons."""
-    start = time.time() - 400 * 86400
+def _plan_sessions(rng: random.Random, sessions: int, messages: int, now: float | None = None) -> list[dict[str, Any]]:
+    """Session rows: chains of 2-4 compression continuations, branch children, singletons.
+
+    The clock starts at 0; the plan is then placed so that it starts `PLAN_START_AGO_S` (400 days)
+    before `now` (default: the time now), or earlier when its newest moment — a session's last
+    message or its end — would then be less than `LATEST_AGO_S` ago: sessions are ~30 minutes
+    apart, so 20,000 span ~420 days (they used to run ~20 days into the future)."""
     plan: list[dict[str, Any]] = []
-    clock = start
+    clock = 0.0
     n = 0
     while len(plan) < sessions:
         kind = rng.random()
@@ -117,7 +125,7 @@ def _plan_sessions(rng: random.Random, sessions: int, messages: int) -> list[dic
         parent = None
         for step in range(length):
             clock += rng.uniform(600, 3000)
-            sid = datetime.fromtimestamp(clock).strftime("%Y%m%d_%H%M%S") + f"_{n:06x}"
+            sid = f"_{n:06x}"  # its date goes in front once the plan is placed in time
             n += 1
             row = {"id": sid, "parent": parent, "started_at": clock, "title": f"project {n}"}
             row["end_reason"] = "compression" if step < length - 1 else rng.choice(["cli_close", None, "new_session"])
@@ -126,7 +134,7 @@ def _plan_sessions(rng: random.Random, sessions: int, messages: int) -> list[dic
         if kind > 0.95 and len(plan) < sessions:  # a branch off the last session
             plan[-1]["end_reason"] = "branched"
             clock += rng.uniform(600, 3000)
-            sid = datetime.fromtimestamp(clock).strftime("%Y%m%d_%H%M%S") + f"_{n:06x}"
+            sid = f"_{n:06x}"
             n += 1
             plan.append({"id": sid, "parent": parent, "started_at": clock, "title": f"branch {n}", "end_reason": None})
     # Message counts: one 10,000-message session, the rest share what is left.
@@ -137,7 +145,28 @@ def _plan_sessions(rng: random.Random, sessions: int, messages: int) -> list[dic
         row["messages"] = int(rest * weight / total)
     plan[len(plan) // 2]["messages"] = BIG_SESSION_MESSAGES
     plan[len(plan) // 2]["big"] = True
+    _place_in_time(plan, time.time() if now is None else now)
     return plan
+
+
+def last_moment(row: dict[str, Any]) -> float:
+    """The latest timestamp `generate` writes for a planned session: its last message or its end."""
+    ended = row["started_at"] + SESSION_END_S if row["end_reason"] else row["started_at"]
+    return max(ended, row["started_at"] + max(0, row["messages"] - 1) * MESSAGE_STEP_S)
+
+
+def _place_in_time(plan: list[dict[str, Any]], now: float) -> None:
+    """Move the planned clock (from 0) so the newest moment is `LATEST_AGO_S` before `now` or earlier,
+    and give each id its date (Hermes's `YYYYmmdd_HHMMSS_<hex>`), ids and parents alike."""
+    offset = min(now - PLAN_START_AGO_S, now - LATEST_AGO_S - max(last_moment(row) for row in plan))
+    renamed: dict[str, str] = {}
+    for row in plan:
+        row["started_at"] += offset
+        renamed[row["id"]] = datetime.fromtimestamp(row["started_at"]).strftime("%Y%m%d_%H%M%S") + row["id"]
+        row["id"] = renamed[row["id"]]
+    for row in plan:
+        if row["parent"] is not None:
+            row["parent"] = renamed[row["parent"]]
 
 
 def cached_store(messages: int = 1_000_000, sessions: int = 10_000) -> Path:
@@ -168,7 +197,7 @@ def generate(path: Path, messages: int, sessions: int) -> None:
     index = 0
     batch: list[tuple[Any, ...]] = []
     for row in plan:
-        ended = row["started_at"] + 500 if row["end_reason"] else None
+        ended = row["started_at"] + SESSION_END_S if row["end_reason"] else None
         prompt = SYSTEM_PROMPT_HEAD + _sentence(rng, rng.randint(600, 1800))  # ~4-12 KB, as Hermes stores
         conn.execute(
             "INSERT INTO sessions (id, source, model, system_prompt, parent_session_id, started_at, ended_at,"
@@ -190,7 +219,7 @@ def generate(path: Path, messages: int, sessions: int) -> None:
             if tool_calls and role == "user":
                 role, tool_name, content = "tool", "read_file", content or _sentence(rng, 30)
                 tool_calls = None
-            batch.append((row["id"], role, content, tool_name, tool_calls, row["started_at"] + i * 0.5))
+            batch.append((row["id"], role, content, tool_name, tool_calls, row["started_at"] + i * MESSAGE_STEP_S))
             index += 1
             if len(batch) >= 20_000:
                 conn.executemany(

@@ -8,10 +8,11 @@ another route), `Permissions` (the approver,
 the mode badge, Shift+Tab) and `RewindFlow` (F6 / Esc Esc). Its own Textual handlers and
 actions only forward to them. Core events arrive through the Agent's sink as `CoreEvent` messages.
 
-The first frame paints before anything heavy happens: the database opens and the provider SDK is
-imported in a startup worker after mount. While it runs the app paces full garbage collections
-(`GcPacer`), draws at up to 240 frames a second and gives the interpreter back to the loop within
-1 ms (see docs/PERFORMANCE.md for why each).
+The first frame paints before anything heavy happens: the database opens in a startup worker after
+mount; the provider SDK is imported (and its client built) once the user first types, in a worker of
+its own, so a session opened to be read never holds it (~22 MB). While start-up runs the app paces
+full garbage collections (`GcPacer`), draws at up to 240 frames a second and gives the interpreter
+back to the loop within 1 ms (see docs/PERFORMANCE.md for why each).
 
 Ctrl-C ladder: text in the input -> clear it; a turn running -> interrupt it (the partial answer
 stays, marked interrupted, and is saved); idle -> a second Ctrl-C within 2 s quits. Ctrl-Q quits.
@@ -24,6 +25,7 @@ The `[keymap]` table is applied (bad entries skipped, said once) and the chosen 
 from __future__ import annotations
 
 import asyncio
+import functools
 import signal
 import sys
 import time
@@ -40,21 +42,16 @@ from textual.widgets import Input
 
 from hermes_tui import stop_signals, terminal_watch
 from hermes_tui.config import Home, ProviderChoice, Settings
-from hermes_tui.core import events as ev
 from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.keymap_config import keymap_problems, usable_keymap
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
+from hermes_tui.ui import parts
 from hermes_tui.ui.event_inbox import CoreEvent, EventInbox
-from hermes_tui.ui.message_actions import MessageActions
-from hermes_tui.ui.navigation import Navigation
 from hermes_tui.ui.permissions import Permissions
-from hermes_tui.ui.presenter import EventPresenter
-from hermes_tui.ui.replay_flow import ReplayFlow
-from hermes_tui.ui.rewind_flow import RewindFlow
 from hermes_tui.ui.sessions_tree import SessionsTree
-from hermes_tui.ui.tree_actions import TreeActions
 from hermes_tui.ui.turn_control import TurnControl
+from hermes_tui.ui.warm_up import WarmUp, import_core
 from hermes_tui.ui_state import save_theme, saved_theme
 from hermes_tui.widgets.lineage_tree import LineageTree
 from hermes_tui.widgets.message_cursor import MessageActionRequested
@@ -66,6 +63,7 @@ from hermes_tui.widgets.textual_workarounds import quicker_frames, release_remov
 if TYPE_CHECKING:
     from textual.theme import Theme
 
+    from hermes_tui.core import events as ev
     from hermes_tui.core.agent import Agent
     from hermes_tui.store.db import SessionDB
 
@@ -76,14 +74,6 @@ LOOP_SWITCH_INTERVAL_S = 0.001
 once the event loop wants it back: CPython's default 5 ms let resuming a 20,000-message session
 hold the loop 15-18 ms in stretches (`python -m bench.responsiveness_bench loop`); 1 ms, 5-8 ms."""
 ECHO_SETTLE_S = 0.002  # after a key is drawn, before a due collection runs (see _collect_after_echo)
-
-
-def _import_core() -> None:
-    """Load the core's modules (the agent, its turn loop and reviewer) so start-up finds them imported."""
-    import importlib
-
-    for module in ("hermes_tui.core.bootstrap", "hermes_tui.core.agent"):
-        importlib.import_module(module)
 
 
 class HermesApp(App[int]):
@@ -123,29 +113,34 @@ class HermesApp(App[int]):
         self._keys_handled = 0  # of them, keys (the frame after a text change echoes them: gc_pacer.note_echo)
         self._inputs_handled = 0  # keys and mouse events this app's queue has handed over (on_event)
         self._saved_switch_interval: float | None = None
+        self.warm_up = WarmUp(
+            choice,
+            agent=lambda: self.agent,
+            run=lambda work: self.run_worker(work, group="warm-up"),
+            after=self.gc_pacer.freeze_more,  # the SDK's modules join what no paced collection walks
+        )
         self.applied_keymap: dict[str, str] = {}  # the [keymap] entries in use (the help screen shows them)
         quicker_frames()  # a keystroke's frame follows a long one by 4-8 ms, not 17-33
         # The parts, each seeing this app through its Protocol. The one link back: a command's result
         # opens its screen through the navigation part, which itself starts work through TurnControl.
+        # The parts the first frame never uses (the class attributes below) are built, and their
+        # modules imported, the first time they are read (`hermes_tui.ui.parts`).
         tree = self.sessions_tree = SessionsTree(self)
-        turns = self.turns = TurnControl(
+        self.turns = TurnControl(
             self,
             tree,
             open_intent=lambda i: self.navigation.open_intent(i),
             quit=self.action_quit,
             busy_input_mode=settings.display.busy_input_mode,
         )
-        self.navigation = Navigation(self, turns, tree)
-        self.presenter = EventPresenter(
-            self, tree, turn_running=lambda: turns.turn_running, reveal_pending=self.navigation.reveal_pending
-        )
-        self.replay_flow = ReplayFlow(self, tree)
-        self.tree_actions = TreeActions(
-            self, turns, tree, show_session=self.presenter.show_session, replay=self.replay_flow.open
-        )
-        self.message_actions = MessageActions(self, turns, replay=self.replay_flow.open)
         self.permissions = Permissions(self)
-        self.rewind_flow = RewindFlow(self, turns)
+
+    presenter = functools.cached_property(parts.build_presenter)
+    navigation = functools.cached_property(parts.build_navigation)
+    replay_flow = functools.cached_property(parts.build_replay_flow)
+    tree_actions = functools.cached_property(parts.build_tree_actions)
+    message_actions = functools.cached_property(parts.build_message_actions)
+    rewind_flow = functools.cached_property(parts.build_rewind_flow)
 
     # ------------------------------------------------------------------ start-up
 
@@ -179,7 +174,7 @@ class HermesApp(App[int]):
         self.run_worker(self._start_agent(), group="startup", exclusive=True)
 
     async def _start_agent(self) -> None:
-        await asyncio.to_thread(_import_core)  # ~90 ms of module loading, off the event loop
+        await import_core()
         from hermes_tui.config import ConfigError
         from hermes_tui.core.agent import AgentError
         from hermes_tui.core.bootstrap import open_agent
@@ -220,21 +215,10 @@ class HermesApp(App[int]):
         self.sessions_tree.wire_preview()
         self.presenter.lineage_history.read(with_sizes=True)
         self.ready.set()
-        # a resumed history is on screen first: the warm-up's imports would slow its frames down
         await self.main.conversation.history_loaded()
-        await self._warm_up_sdk()
-        self.gc_pacer.start()  # after the imports: what start-up left alive is frozen
+        self.gc_pacer.start()  # what start-up left alive is frozen
         self.set_interval(GC_TICK_S, self.gc_pacer.tick)
-
-    async def _warm_up_sdk(self) -> None:
-        """Import the provider SDK and build its client now (after the first frame), so the first turn
-        pays for neither: both would share the interpreter with the frames drawn as it starts."""
-        if self.choice.provider in ("openai", "anthropic"):
-            import importlib
-
-            await asyncio.to_thread(importlib.import_module, self.choice.provider)
-        if self.agent is not None:
-            await self.agent.warm_up()
+        self.warm_up.start_up_done(typed_already=bool(self.main.prompt.value))
 
     # ------------------------------------------------------------------ core events
 
@@ -370,7 +354,8 @@ class HermesApp(App[int]):
         if self._agent_closed:
             return
         self._agent_closed = True
-        self.presenter.close()
+        if parts.is_built(self, "presenter"):  # (built only once an event or the start-up used it)
+            self.presenter.close()
         self.sessions_tree.close()
         await self.turns.end_turn(timeout=5)
         if self.agent is not None:
@@ -388,14 +373,14 @@ class HermesApp(App[int]):
 
     def post_message(self, message: Message) -> bool:
         if isinstance(message, (events.Key, events.MouseEvent)):
-            self.gc_pacer.note_input(
-                isinstance(message, events.Key)
-            )  # counted as it arrives, not when the app's queue reaches it
+            # counted as it arrives, not when the app's queue reaches it
+            self.gc_pacer.note_input(isinstance(message, events.Key))
         return super().post_message(message)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """A key changed a text field (the prompt, mostly): a due full collection runs once the frame
         showing it is drawn, unless another key is waiting by then (see `_collect_after_echo`)."""
+        self.warm_up.typed()  # the first key after start-up warms the SDK up
         self.call_after_refresh(self.call_after_refresh, self.gc_pacer.note_echo, self._keys_handled)  # tick waits
         handled = self._inputs_handled
         if self.gc_pacer.due:

@@ -105,6 +105,13 @@ class GcPacer:
         gc.freeze()
         gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_THRESHOLD, NEVER)
 
+    def freeze_more(self) -> None:
+        """Freeze what was loaded since `start()` too (the provider SDK, imported when the user first
+        types), so the paced full collections do not walk it either. Nothing before `start()`."""
+        if self.started:
+            gc.collect(1)
+            gc.freeze()
+
     def stop(self) -> None:
         """Give the collections back to CPython, and what start() froze back to them too."""
         if self._saved_threshold is not None:

@@ -40,42 +40,18 @@ class KnownBinding:
 
 
 def _bindable_owners() -> list[type]:
-    """Every hermes-tui class whose bindings have ids (imported here, never by those classes)."""
-    from hermes_tui.screens.approval import ApprovalScreen
-    from hermes_tui.screens.compare import CompareScreen
-    from hermes_tui.screens.compression_inspector import CompressionInspectorScreen
-    from hermes_tui.screens.diff import DiffScreen
-    from hermes_tui.screens.help import HelpScreen
-    from hermes_tui.screens.learning import LearningScreen
+    """Every hermes-tui class whose bindings have ids (imported here, never by those classes; the
+    on-demand screens through their registry, so only a non-empty `[keymap]` table imports them)."""
     from hermes_tui.screens.main import MainScreen
-    from hermes_tui.screens.review_diff import ReviewDiffScreen
-    from hermes_tui.screens.rewind import RewindScreen
-    from hermes_tui.screens.search import SearchScreen
-    from hermes_tui.screens.session_picker import SessionPickerScreen
+    from hermes_tui.screens.registry import BINDABLE, screen_class
     from hermes_tui.widgets.conversation import ConversationView
     from hermes_tui.widgets.lineage_tree import LineageTree
     from hermes_tui.widgets.prompt_input import PromptInput
     from hermes_tui.widgets.review_log import ReviewLog
     from hermes_tui.widgets.tool_card import ToolCard
 
-    return [
-        MainScreen,
-        SearchScreen,
-        CompareScreen,
-        SessionPickerScreen,
-        CompressionInspectorScreen,
-        LearningScreen,
-        ReviewDiffScreen,
-        RewindScreen,
-        DiffScreen,
-        HelpScreen,
-        ApprovalScreen,
-        PromptInput,
-        ConversationView,
-        LineageTree,
-        ToolCard,
-        ReviewLog,
-    ]
+    screens: list[type] = [screen_class(name) for name in BINDABLE]
+    return [MainScreen, *screens, PromptInput, ConversationView, LineageTree, ToolCard, ReviewLog]
 
 
 @cache
@@ -143,6 +119,8 @@ def _normal(key: str) -> str:
 
 def keymap_problems(keymap: Mapping[str, str]) -> list[str]:
     """What is wrong with a `[keymap]` table, one line per problem ([] when it is usable)."""
+    if not keymap:
+        return []  # (without looking the bindings up: that imports every screen that has some)
     known = known_bindings()
     problems: list[str] = []
     claimed: dict[str, str] = {}  # key -> the id it was given to

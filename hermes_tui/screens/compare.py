@@ -32,6 +32,7 @@ from hermes_tui.core.branch_compare import (
     shared_line,
 )
 from hermes_tui.core.messages import content_text
+from hermes_tui.screens.registry import screen_class
 from hermes_tui.text_safety import visible
 from hermes_tui.widgets.formatting import short_session_id
 
@@ -178,10 +179,9 @@ class CompareScreen(ModalScreen[None]):
             return
         if self.loaded is None or not event.option.id:
             return
-        from hermes_tui.screens.learning import TextScreen
 
         pair = self.loaded.comparison.pairs[int(event.option.id.removeprefix("pair-"))]
-        self.app.push_screen(TextScreen(f"Turn pair {pair.index + 1}", full_turns_text(pair)))
+        self.app.push_screen(screen_class("TextScreen")(f"Turn pair {pair.index + 1}", full_turns_text(pair)))
 
     def action_close(self) -> None:
         self.dismiss(None)

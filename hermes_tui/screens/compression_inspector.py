@@ -29,6 +29,7 @@ from hermes_tui.core.compression_inspect import (
     inspect_compression,
     reinjection_note,
 )
+from hermes_tui.screens.registry import screen_class
 from hermes_tui.text_safety import visible
 
 if TYPE_CHECKING:
@@ -164,9 +165,7 @@ class CompressionInspectorScreen(ModalScreen[str | None]):
         event.stop()
         message = self._highlighted()
         if message is not None:
-            from hermes_tui.screens.learning import TextScreen
-
-            self.app.push_screen(TextScreen(f"Summarised message #{message.index + 1}", message.text))
+            self.app.push_screen(screen_class("TextScreen")(f"Summarised message #{message.index + 1}", message.text))
 
     def action_reinject(self) -> None:
         message = self._highlighted()

@@ -39,6 +39,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from hermes_tui.screens.command_palette import SlashCommandProvider
+from hermes_tui.screens.registry import screen_class
 from hermes_tui.screens.session_palette import SessionJumpProvider
 from hermes_tui.widgets.completion_menu import CompletionMenu
 from hermes_tui.widgets.conversation import ConversationView
@@ -252,9 +253,7 @@ class MainScreen(Screen[None]):
             self.prompt.focus()
 
     def action_show_help(self) -> None:
-        from hermes_tui.screens.help import HelpScreen
-
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(screen_class("HelpScreen")())
 
     def action_focus_prompt(self) -> None:
         """Esc: back to the prompt; a second Esc within DOUBLE_ESCAPE_S asks for the rewind picker."""
@@ -272,16 +271,12 @@ class MainScreen(Screen[None]):
     def on_show_full_text(self, event: ShowFullText) -> None:
         """A "show all" bar or a long message in the conversation: the whole text in the viewer."""
         event.stop()
-        from hermes_tui.screens.full_text import FullTextScreen
-
-        self.app.push_screen(FullTextScreen(event.title, event.text))
+        self.app.push_screen(screen_class("FullTextScreen")(event.title, event.text))
 
     def on_show_whole_diff(self, event: ShowWholeDiff) -> None:
         """A tool card asked for the whole diff of the files its call changed: the diff viewer."""
         event.stop()
-        from hermes_tui.screens.diff import DiffScreen
-
-        self.app.push_screen(DiffScreen(event.title, event.changes))
+        self.app.push_screen(screen_class("DiffScreen")(event.title, event.changes))
 
     def action_message_cursor(self) -> None:
         """F5: the message cursor in the conversation."""

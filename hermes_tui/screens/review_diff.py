@@ -62,6 +62,11 @@ class ReviewDiffScreen(ModalScreen[None]):
         self.diff = diff
         self.title_text = title
 
+    @classmethod
+    def for_entry_kind(cls, summary: str, diff: str, kind: str) -> ReviewDiffScreen:
+        """The detail of a Review log entry of `kind`, under its title (`title_for`)."""
+        return cls(summary, diff, title_for(kind))
+
     def compose(self) -> ComposeResult:
         with Vertical(id="review-diff-dialog") as dialog:
             dialog.border_title = self.title_text

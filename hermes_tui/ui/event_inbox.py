@@ -12,14 +12,23 @@ posted one each, as before, and close the batch: a later delta never joins an ea
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from hermes_tui.core import events as ev
+if TYPE_CHECKING:  # (imported when the first event comes: the first frame does without the core)
+    from hermes_tui.core import events as ev
 
-DELTA_TYPES = (ev.TextDelta, ev.ReasoningDelta)
+
+@functools.cache
+def delta_types() -> tuple[type[ev.Event], ...]:
+    """The events that batch: streamed text and reasoning."""
+    from hermes_tui.core import events as ev
+
+    return (ev.TextDelta, ev.ReasoningDelta)
 
 
 class CoreEvent(Message):
@@ -45,7 +54,7 @@ class EventInbox:
         """Send `event` to the app (a delta may join the waiting one instead)."""
         self.received += 1
         on_loop = threading.get_ident() == self._thread
-        if isinstance(event, DELTA_TYPES) and on_loop:
+        if on_loop and isinstance(event, delta_types()):
             waiting = self._open
             if waiting is not None and type(waiting.event) is type(event):
                 waiting.more.append(event.text)
@@ -65,7 +74,7 @@ class EventInbox:
         if not message.more:
             return message.event
         event = message.event
-        assert isinstance(event, DELTA_TYPES)
+        assert isinstance(event, delta_types())
         joined = event.text + "".join(message.more)
         message.more = []
         return dataclasses.replace(event, text=joined)

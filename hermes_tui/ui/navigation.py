@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from hermes_tui.screens.registry import screen_class
 from hermes_tui.transcript_locate import item_index_for_message, message_index_for_id, message_index_for_text
 from hermes_tui.ui.ports import MainView, NavigationHost
 from hermes_tui.ui.sessions_tree import SessionsTree
@@ -73,9 +74,7 @@ class Navigation:
 
         match intent:
             case ShowHelp():
-                from hermes_tui.screens.help import HelpScreen
-
-                self._app.push_screen(HelpScreen())
+                self._app.push_screen(screen_class("HelpScreen")())
             case OpenLearning():
                 self.open_learning()
             case OpenSearch(query=query):
@@ -94,11 +93,9 @@ class Navigation:
 
     def open_learning(self) -> None:
         """F2, /memory, /skills: the Memory & Skills screen."""
-        from hermes_tui.screens.learning import LearningScreen
-
         agent = self._app.agent
         if agent is not None:
-            self._app.push_screen(LearningScreen(agent.memory, agent.skills))
+            self._app.push_screen(screen_class("LearningScreen")(agent.memory, agent.skills))
 
     # ------------------------------------------------------------------ sessions
 
@@ -122,30 +119,24 @@ class Navigation:
     def open_review_detail(self, entry: ReviewLogEntry) -> None:
         """A Review-log line's detail (the diff a self-review made, or a turn's files line's diff),
         under the title its kind of entry has."""
-        from hermes_tui.screens.review_diff import ReviewDiffScreen, title_for
-
-        self._app.push_screen(ReviewDiffScreen(entry.text, entry.detail, title_for(entry.kind)))
+        self._app.push_screen(screen_class("ReviewDiffScreen").for_entry_kind(entry.text, entry.detail, entry.kind))
 
     async def open_review_run(self, key: str) -> None:
-        from hermes_tui.screens.review_diff import ReviewDiffScreen
-
         agent = self._app.agent
         assert agent is not None
         record = next((r for r in await agent.review_history() if r.key == key), None)
         if record is not None:
             summary = record.summary or ("Review failed: " + record.error if record.error else "Nothing to save.")
-            self._app.push_screen(ReviewDiffScreen(summary, record.diff))
+            self._app.push_screen(screen_class("ReviewDiffScreen")(summary, record.diff))
 
     # ------------------------------------------------------------------ search
 
     def open_search(self, query: str = "") -> None:
         """Ctrl+F, /search, the palette: the search screen."""
-        from hermes_tui.screens.search import SearchScreen
-
         if self._app.db is None:
             self._app.notify("Search needs the session database, which is not open yet.", severity="warning")
             return
-        self._app.push_screen(SearchScreen(self._app.db, query), callback=self._search_chosen)
+        self._app.push_screen(screen_class("SearchScreen")(self._app.db, query), callback=self._search_chosen)
 
     def _search_chosen(self, choice: SearchChoice | None) -> None:
         if choice is not None:
@@ -221,7 +212,6 @@ class Navigation:
     def open_context(self, top: int = 10) -> None:
         """/context, F7, the gauge: what fills the window, by category and by message."""
         from hermes_tui.core.context_report import context_report
-        from hermes_tui.screens.context import ContextScreen
 
         agent = self._app.agent
         if agent is None:
@@ -240,7 +230,7 @@ class Navigation:
             except SessionError as exc:
                 return str(exc)
 
-        self._app.push_screen(ContextScreen(load, toggle_pin), callback=self._context_chosen)
+        self._app.push_screen(screen_class("ContextScreen")(load, toggle_pin), callback=self._context_chosen)
 
     def _context_chosen(self, index: int | None) -> None:
         if index is not None and self._app.agent is not None:
@@ -261,7 +251,6 @@ class Navigation:
 
     async def compare_sessions(self) -> None:
         """F3, /compare: the highlighted (or current) session against a second pick, the parent first."""
-        from hermes_tui.screens.session_picker import SessionPickerScreen
 
         agent = self._app.agent
         first = self._selected_session()
@@ -276,13 +265,12 @@ class Navigation:
             if second:
                 self.open_compare(first, second)
 
-        self._app.push_screen(SessionPickerScreen(nodes, first, heading), callback=picked)
+        self._app.push_screen(screen_class("SessionPickerScreen")(nodes, first, heading), callback=picked)
 
     def open_compare(self, left: str, right: str) -> None:
-        from hermes_tui.screens.compare import CompareScreen
 
         if self._app.db is not None:
-            self._app.push_screen(CompareScreen(self._app.db, left, right))
+            self._app.push_screen(screen_class("CompareScreen")(self._app.db, left, right))
 
     # ------------------------------------------------------------------ compression inspector
 
@@ -300,10 +288,11 @@ class Navigation:
         self.open_inspector(child)
 
     def open_inspector(self, child_id: str, *, highlight_message_id: int | None = None) -> None:
-        from hermes_tui.screens.compression_inspector import CompressionInspectorScreen
 
         if self._app.db is not None:
-            screen = CompressionInspectorScreen(self._app.db, child_id, highlight_message_id=highlight_message_id)
+            screen = screen_class("CompressionInspectorScreen")(
+                self._app.db, child_id, highlight_message_id=highlight_message_id
+            )
             self._app.push_screen(screen, callback=self._reinject)
 
     def _reinject(self, note: str | None) -> None:

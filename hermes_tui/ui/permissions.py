@@ -15,12 +15,12 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from hermes_tui.core.tools.permissions import ApprovalAnswer
-from hermes_tui.screens.approval import ApprovalScreen
+from hermes_tui.screens.registry import screen_class
 from hermes_tui.ui.ports import PermissionHost
 
 if TYPE_CHECKING:
     from hermes_tui.core.tools.base import ApprovalRequest
+    from hermes_tui.core.tools.permissions import ApprovalAnswer
 
 
 class Permissions:
@@ -31,13 +31,15 @@ class Permissions:
 
     async def approve(self, request: ApprovalRequest) -> bool | ApprovalAnswer:
         """Ask in `ApprovalScreen`; the answer as the core takes it (True, False or SESSION)."""
+        from hermes_tui.core.tools.permissions import ApprovalAnswer  # loaded with the core by now
+
         future: asyncio.Future[bool | ApprovalAnswer] = asyncio.get_running_loop().create_future()
 
         def done(result: bool | ApprovalAnswer | None) -> None:
             if not future.done():
                 future.set_result(result if isinstance(result, ApprovalAnswer) else bool(result))
 
-        screen = ApprovalScreen(
+        screen = screen_class("ApprovalScreen")(
             request.tool,
             request.command,
             request.cwd,

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from textual.await_complete import AwaitComplete
 
 from hermes_tui.core import events as ev
+from hermes_tui.screens.registry import loaded_class
 from hermes_tui.ui.lineage_history import LineageHistory
 from hermes_tui.ui.ports import MainView, PresenterHost
 from hermes_tui.ui.sessions_tree import SessionsTree
@@ -317,16 +318,15 @@ class EventPresenter:
     @handles(ev.PinsChanged)
     async def _show_pins(self, event: ev.PinsChanged) -> None:
         """📌 on the pinned messages in the conversation; an open context screen reads its report again."""
-        from hermes_tui.screens.context import ContextScreen
-
         agent = self._app.agent
         if agent is None or event.session_id != agent.session_id:
             return
         messages = agent.messages
         rows = [messages[i].get("_db_id") for i in event.indices if 0 <= i < len(messages)]
         self._main.conversation.show_pinned(row for row in rows if isinstance(row, int))
+        context_screen = loaded_class("ContextScreen")  # none is on show if it was never imported
         for screen in self._app.screen_stack:
-            if isinstance(screen, ContextScreen):
+            if context_screen is not None and isinstance(screen, context_screen):
                 screen.reload()
 
     @handles(ev.DisplayChanged)

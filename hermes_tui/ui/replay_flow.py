@@ -10,6 +10,7 @@ the cursor on it. A turn that does not exist or a failed call is one line in a n
 from __future__ import annotations
 
 from hermes_tui.config import ProviderChoice
+from hermes_tui.screens.registry import screen_class
 from hermes_tui.ui.ports import ReplayHost
 from hermes_tui.ui.sessions_tree import SessionsTree
 
@@ -27,7 +28,6 @@ class ReplayFlow:
     def open(self, session_id: str, turn: int | None = None) -> None:
         """Ask for the route to replay turn `turn` (None = the last) of `session_id` on."""
         from hermes_tui.replay_session import replay_routes, route_label
-        from hermes_tui.screens.replay_picker import ReplayPickerScreen
 
         if self._app.db is None:
             self._app.notify("The session database is not open yet.", severity="warning")
@@ -40,7 +40,9 @@ class ReplayFlow:
             if index is not None:
                 self._app.run_worker(self._replay(session_id, turn, routes[index]), group="replay")
 
-        self._app.push_screen(ReplayPickerScreen(heading, [route_label(route) for route in routes]), chosen)
+        self._app.push_screen(
+            screen_class("ReplayPickerScreen")(heading, [route_label(route) for route in routes]), chosen
+        )
 
     async def _replay(self, session_id: str, turn: int | None, route: ProviderChoice) -> None:
         from hermes_tui.replay import ReplayError

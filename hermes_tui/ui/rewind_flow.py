@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hermes_tui.screens.registry import screen_class
 from hermes_tui.ui.ports import RewindHost
 from hermes_tui.ui.turn_control import TurnControl
 
@@ -38,7 +39,6 @@ class RewindFlow:
 
     async def _show_picker(self) -> None:
         from hermes_tui.rewind import code_summary, rewind_turns
-        from hermes_tui.screens.rewind import RewindScreen
 
         agent = self._host.agent
         assert agent is not None
@@ -47,7 +47,7 @@ class RewindFlow:
         async def summary(turn: Any) -> str:
             return await code_summary(agent, turn)
 
-        self._host.push_screen(RewindScreen(turns, summary), callback=self._chosen)
+        self._host.push_screen(screen_class("RewindScreen")(turns, summary), callback=self._chosen)
 
     def _chosen(self, choice: RewindChoice | None) -> None:
         if choice is None or self._host.agent is None or self._turns.refuse_if_busy():

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from hermes_tui.screens.registry import screen_class
 from hermes_tui.store.models import EDGE_COMPRESSION, EDGE_REVIEW, LineageNode
 from hermes_tui.text_safety import visible
 from hermes_tui.ui.ports import ActionHost
@@ -122,14 +123,13 @@ class TreeActions:
     # ------------------------------------------------------------------ rename
 
     def _ask_rename(self, node: LineageNode) -> None:
-        from hermes_tui.screens.tree_dialogs import RenameScreen
 
         def renamed(text: str | None) -> None:
             if text is not None:
                 self._app.run_worker(self._rename(node, text), group="tree-action")
 
         heading = f"New title for {node.id} (unique, up to 100 characters):"
-        self._app.push_screen(RenameScreen(heading, visible(node.title or "")), callback=renamed)
+        self._app.push_screen(screen_class("RenameScreen")(heading, visible(node.title or "")), callback=renamed)
 
     async def _rename(self, node: LineageNode, text: str) -> None:
         from hermes_tui.core.session.live import SessionError
@@ -196,7 +196,6 @@ class TreeActions:
 
     def _toggle_archive(self, node: LineageNode) -> None:
         """Unarchive at once; archive only once the user says yes (a stray "a" must not hide a session)."""
-        from hermes_tui.screens.tree_dialogs import ArchiveScreen
 
         if node.archived:
             self._app.run_worker(self._set_archived(node, False), group="tree-action")
@@ -206,7 +205,7 @@ class TreeActions:
             if agreed:
                 self._app.run_worker(self._set_archived(node, True), group="tree-action")
 
-        self._app.push_screen(ArchiveScreen(archive_lines(node)), callback=confirmed)
+        self._app.push_screen(screen_class("ArchiveScreen")(archive_lines(node)), callback=confirmed)
 
     async def _set_archived(self, node: LineageNode, archived: bool) -> None:
         assert self._app.db is not None
@@ -224,7 +223,6 @@ class TreeActions:
     # ------------------------------------------------------------------ delete
 
     def _ask_delete(self, node: LineageNode) -> None:
-        from hermes_tui.screens.tree_dialogs import DeleteScreen
 
         assert self._app.agent is not None
         if node.id == self._app.agent.session_id:
@@ -239,7 +237,7 @@ class TreeActions:
             if agreed:
                 self._app.run_worker(self._delete(node, len(children)), group="tree-action")
 
-        self._app.push_screen(DeleteScreen(delete_lines(node, children)), callback=confirmed)
+        self._app.push_screen(screen_class("DeleteScreen")(delete_lines(node, children)), callback=confirmed)
 
     async def _delete(self, node: LineageNode, children: int) -> None:
         agent, db = self._app.agent, self._app.db

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import Worker, WorkerState
 
-from hermes_tui.screens.compress_preview import CompressPreviewScreen
+from hermes_tui.screens.registry import screen_class
 from hermes_tui.ui.ports import MainView, TurnHost
 from hermes_tui.ui.sessions_tree import SessionsTree
 
@@ -217,7 +217,9 @@ class TurnControl:
         if result.intent is not None:
             self._open_intent(result.intent)
         elif result.confirm is not None:
-            self._app.push_screen(CompressPreviewScreen(result.confirm.preview), callback=self._confirmed(result))
+            self._app.push_screen(
+                screen_class("CompressPreviewScreen")(result.confirm.preview), callback=self._confirmed(result)
+            )
         elif result.output:
             convo.add_notice("warning" if result.error else "info", result.output)
         if result.prefill is not None:

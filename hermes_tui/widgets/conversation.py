@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from hermes_tui.core.tools.file_diff import FileChange
 
 DEFAULT_WINDOW_SIZE = 100
-DEFAULT_HISTORY_WINDOW = 12
+DEFAULT_HISTORY_WINDOW = 6  # rows a reopened history mounts (more, this many at a time, while they don't fill the view)
 DEFAULT_PAGE_SIZE = 30
 PINNED_TITLE = "📌 pinned"  # above a pinned message's row
 FIRST_ROWS = 4  # rows of a rebuilt window mounted in its first frame (the newest: the bottom of the view)
@@ -467,7 +467,9 @@ class ConversationView(ConversationKeys, VerticalScroll):
             self._keypress_seen = False
 
     async def _fill_viewport(self) -> None:
-        """A tall view with short rows: mount earlier pages until the rows fill it (or run out)."""
+        """A tall view with short rows: mount earlier pages until the rows fill it (or run out). (A page,
+        not `history_window` rows at a time: growing in small steps above a message opened far back
+        pushed it out of view before the scroll caught up.)"""
         if not (
             self._window.can_grow_upward
             and self.is_attached

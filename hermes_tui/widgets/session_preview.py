@@ -17,19 +17,22 @@ import functools
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
-from hermes_tui.store.preview import SessionPreview
 from hermes_tui.text_safety import visible
 from hermes_tui.widgets.formatting import cut, format_age, format_tokens
+
+if TYPE_CHECKING:  # the store's preview reader is loaded with the store, after the first frame
+    from hermes_tui.store.preview import SessionPreview
 
 DEBOUNCE_S = 0.12
 UNSAVED = "Not saved yet — its row is written with the first message."
 
-PreviewLoader = Callable[[str], Awaitable[SessionPreview | None]]
+PreviewLoader = Callable[[str], Awaitable["SessionPreview | None"]]
 
 
 def _when(epoch: float, zone: tzinfo | None) -> str:

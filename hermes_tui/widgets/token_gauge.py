@@ -18,7 +18,7 @@ and the sparkline then cover the whole lineage, not only this run.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.style import Style
@@ -27,8 +27,10 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from hermes_tui.core.events import ContextBudget, ContextOutlook
 from hermes_tui.widgets.formatting import format_tokens
+
+if TYPE_CHECKING:  # (the core's events are loaded with the core, after the first frame)
+    from hermes_tui.core.events import ContextBudget, ContextOutlook
 
 BAR_FILLED = "█"
 BAR_EMPTY = "░"

@@ -10,7 +10,7 @@ start and a "show all" affordance too; `ShowFullText` opens the whole text in th
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -21,7 +21,6 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from hermes_tui.widgets.answer_body import AnswerBody
 from hermes_tui.widgets.hidden_text import (
     HiddenTextBar,
     ShowFullText,
@@ -38,6 +37,9 @@ from hermes_tui.widgets.transcript import (
     PLAIN_PREVIEW_CHARS,
     TranscriptItem,
 )
+
+if TYPE_CHECKING:  # the Markdown stack: imported with the first answer, or after the first frame
+    from hermes_tui.widgets.answer_body import AnswerBody
 
 NOTICE_ICONS = {
     "compression": "🗜",
@@ -139,6 +141,8 @@ class AssistantMessage(Vertical):
         super().__init__(classes="assistant-message")
         self.item = item
         self._lock = asyncio.Lock()
+        from hermes_tui.widgets.answer_body import AnswerBody
+
         self._body = AnswerBody(item.text, finished=not item.streaming)
         self._fed = len(item.text)  # how much of item.text the body was given
         self._shown_reasoning = -1  # length of the reasoning last shown (-1: none yet)

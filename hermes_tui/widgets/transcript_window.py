@@ -203,11 +203,12 @@ class TranscriptWindow:
         self.first = start
         return joined
 
-    def grow_upward(self) -> list[TranscriptItem]:
-        """Add up to a page of earlier items without passing `window_size`; returns them."""
+    def grow_upward(self, rows: int | None = None) -> list[TranscriptItem]:
+        """Add up to `rows` earlier items (default: a page) without passing `window_size`; returns them."""
         if not self.can_grow_upward:
             return []
-        start = max(0, self.first - self.page_size, self.end - self.window_size)
+        step = self.page_size if rows is None else max(1, rows)
+        start = max(0, self.first - step, self.end - self.window_size)
         start = min(self.first, self._first_within(start, self.end, self.weight_budget))
         joined = self.items[start : self.first]
         self.first = start

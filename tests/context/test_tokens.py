@@ -215,3 +215,26 @@ class TestBudget:
             window_is_default=True,
         )
         assert (budget.shown_tokens, budget.is_estimate, budget.window_is_default) == (9_000, True, True)
+
+
+def test_the_ledger_keeps_fingerprints_of_only_the_newest_messages_and_stays_exact() -> None:
+    history = [user(f"question {i} " * (i % 7 + 1)) if i % 2 == 0 else assistant(f"answer {i}") for i in range(2_000)]
+    ledger = TokenLedger()
+    assert ledger.rough_messages_tokens(history) == estimate_messages_tokens_rough(history)
+    assert len(ledger._prints) == tokens.LEDGER_FINGERPRINTS  # bounded, not one per message
+    history.append(user("one more"))
+    assert ledger.rough_messages_tokens(history) == estimate_messages_tokens_rough(history)
+    assert len(ledger._prints) == tokens.LEDGER_FINGERPRINTS
+
+
+def test_the_ledger_rewound_past_its_fingerprints_measures_again_and_still_notices_edits() -> None:
+    history = [user(f"question {i}") if i % 2 == 0 else assistant(f"answer {i} " * 5) for i in range(2_000)]
+    ledger = TokenLedger()
+    ledger.rough_messages_tokens(history)
+    rewound = history[:100]  # far older than any fingerprint kept
+    assert ledger.rough_messages_tokens(rewound) == estimate_messages_tokens_rough(rewound)
+    rewound[-1]["content"] = "a much longer answer than before " * 40  # an in-place edit at the tail
+    assert ledger.rough_messages_tokens(rewound) == estimate_messages_tokens_rough(rewound)
+    grown = [*rewound, *history[100:3_000]]
+    assert ledger.rough_messages_tokens(grown) == estimate_messages_tokens_rough(grown)
+    assert len(ledger._prints) == tokens.LEDGER_FINGERPRINTS

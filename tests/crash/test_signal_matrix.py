@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -142,6 +143,18 @@ def stop_at_stream_end(run: Run, signum: int, before: int, release: threading.Ev
         poll(lambda: signal_delivered(run.pid), timeout=60, what="the signal to be delivered")
 
 
+def _describe(home: Path, rows: list[dict[str, Any]]) -> str:
+    """What state.db holds, for a failed count: each row's session, id and role, each session's counters."""
+    con = sqlite3.connect(f"file:{home / 'state.db'}?mode=ro", uri=True)
+    try:
+        sessions = con.execute("SELECT id, parent_session_id, message_count, end_reason FROM sessions").fetchall()
+        every = con.execute("SELECT id, session_id, role, active, substr(content, 1, 40) FROM messages").fetchall()
+    finally:
+        con.close()
+    shown = [(r["id"], r["session_id"], r["role"]) for r in rows]
+    return f"active rows {shown}; every row {every}; sessions {sessions}"
+
+
 def check_common(run: Run, signum: int, code: int, before: int) -> list[dict[str, Any]]:
     assert code == 128 + signum, f"exit {code}"
     assert integrity(run.home) == "ok"
@@ -150,7 +163,7 @@ def check_common(run: Run, signum: int, code: int, before: int) -> list[dict[str
     assert ids == list(range(1, given + 1)), f"a saved row was deleted: ids {ids}, {given} given out"
     session = session_row(run.home, rows[0]["session_id"])
     assert session["end_reason"] == SIGNALS[signum]
-    assert session["message_count"] == len(rows)
+    assert session["message_count"] == len(rows), _describe(run.home, rows)
     calls = sum(len(json.loads(r["tool_calls"])) for r in rows if r["tool_calls"] and r["role"] == "assistant")
     assert session["tool_call_count"] == calls
     turn = rows[before:]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from hermes_tui.core.messages import CHANGING_TAIL
+from hermes_tui.core.providers import request_body
 from hermes_tui.core.providers.anthropic import AnthropicProvider
 from hermes_tui.core.providers.base import ChatRequest, RequestCache
 from hermes_tui.core.providers.openai import OpenAIProvider
@@ -180,3 +181,26 @@ async def test_the_server_receives_the_incremental_body(srv: FakeLLMServer) -> N
     assert srv.requests[-1].body == json.loads(whole)
     assert conversation.cache.encoder(_encoder_key(provider), dict).encoded_last_call < 3 * CHANGING_TAIL
     await provider.aclose()
+
+
+@pytest.mark.parametrize("kind", sorted(_providers()))
+async def test_the_kept_bytes_stay_under_their_bound_and_the_body_stays_the_full_encoding(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bound = 3_000
+    monkeypatch.setattr(request_body, "KEPT_BODY_BYTES", bound)
+    rng = random.Random(7)
+    conversation = Conversation(_providers()[kind])
+    history = conversation.history
+    kept: list[int] = []
+    for i in range(60):  # far more than the bound holds
+        history.extend(_round(i, rng))
+        await _check(conversation)  # byte for byte the full encoding, call after call
+        kept.append(conversation.cache.encoder(_encoder_key(conversation.provider), dict).kept_bytes)
+    assert max(kept) <= bound
+    assert kept[-1] > bound // 2  # it keeps what fits, not nothing
+    del history[40:]  # a rewind into the kept part: what is dropped is encoded again when needed
+    await _check(conversation)
+    history.extend(_round(60, rng))
+    await _check(conversation)
+    assert conversation.cache.encoder(_encoder_key(conversation.provider), dict).kept_bytes <= bound

@@ -220,7 +220,7 @@ async def test_history_shows_summaries_errors_and_unanswered_calls() -> None:
 
 
 async def test_ten_thousand_messages_mount_only_a_bounded_window() -> None:
-    app = host()
+    app = host(history_window=12)  # 12 one-line rows fill the 80x24 view: nothing grows after them
     async with app.run_test() as pilot:
         view = app.query_one(ConversationView)
         await view.load_history(long_history(10_000))
@@ -403,7 +403,7 @@ async def test_history_replaced_twice_in_a_row_shows_only_the_second() -> None:
 
 
 async def test_a_rebuilt_window_mounts_the_newest_rows_first_and_ends_complete_and_in_order() -> None:
-    app = host()
+    app = host(history_window=12)  # one-line rows that fill the view: the rebuild alone mounts
     async with app.run_test() as pilot:
         view = app.query_one(ConversationView)
         history = long_history(50)
@@ -433,7 +433,7 @@ async def test_a_history_converted_in_a_thread_is_awaited_by_history_loaded() ->
 async def test_after_a_keypress_a_rebuilding_window_waits_a_frame_before_its_next_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    app = host()
+    app = host(history_window=12)  # one-line rows that fill the view: the rebuild alone mounts
     async with app.run_test() as pilot:
         view = app.query_one(ConversationView)
         waits = 0

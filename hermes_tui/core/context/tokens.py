@@ -19,6 +19,7 @@ import logging
 import operator
 import re
 import threading
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +37,10 @@ _O200K_MODELS = re.compile(r"^(gpt-4o|chatgpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss
 _CL100K_MODELS = re.compile(r"^(gpt-4|gpt-3\.5|text-embedding-3|text-embedding-ada-002)(\b|-|$)")
 
 _RECHECK_NEWEST = CHANGING_TAIL  # ledger: newest messages re-checked for in-place edits
+LEDGER_FINGERPRINTS = 4 * CHANGING_TAIL
+"""The ledger keeps the fingerprints of only this many newest messages (issue 23: one tuple per
+message was ~1 MB at 10,000 messages). A check that reaches an older position finds none and takes
+the message as changed: it is measured again from there, which gives the same totals."""
 
 _lock = threading.Lock()
 _encodings: dict[str, Any] = {}
@@ -203,7 +208,8 @@ class TokenLedger:
     def __init__(self) -> None:
         self._lock = threading.RLock()  # a worker may measure while the loop reads the totals
         self._messages: list[Message] = []
-        self._prints: list[tuple[int, int, int, int]] = []
+        # fingerprints of the newest cached messages only (LEDGER_FINGERPRINTS)
+        self._prints: deque[tuple[int, int, int, int]] = deque(maxlen=LEDGER_FINGERPRINTS)
         self._chars: list[int] = []
         self._images: list[int] = []
         self._exact: dict[str, list[int]] = {}  # encoding -> tokens of the first len(list) messages
@@ -255,9 +261,11 @@ class TokenLedger:
             keep = 0
         while keep < limit and messages[keep] is cached[keep]:
             keep += 1
+        prints = self._prints
+        first_print = known - len(prints)  # the position of the oldest fingerprint kept
         for i in range(max(0, keep - _RECHECK_NEWEST), keep):  # in-place edits happen at the end
-            if _fingerprint(messages[i]) != self._prints[i]:
-                return i
+            if i < first_print or _fingerprint(messages[i]) != prints[i - first_print]:
+                return i  # changed, or too old to have a fingerprint: measured again from here
         return keep
 
     def _sync(self, messages: Sequence[Message], revision: object = None) -> None:
@@ -266,7 +274,10 @@ class TokenLedger:
         if keep < len(self._messages):
             self._chars_total -= sum(self._chars[keep:])
             self._images_total -= sum(self._images[keep:])
-            del self._messages[keep:], self._prints[keep:], self._chars[keep:], self._images[keep:]
+            drop = len(self._messages) - keep
+            for _ in range(min(drop, len(self._prints))):
+                self._prints.pop()
+            del self._messages[keep:], self._chars[keep:], self._images[keep:]
             for counts in self._exact.values():
                 del counts[keep:]
         for message in messages[keep:]:

@@ -33,6 +33,12 @@ from hermes_tui.core.providers.prebuilt_request import encode_value, join_body
 Message = dict[str, Any]
 Frame = tuple[bytes, bytes]
 
+KEPT_BODY_BYTES = 128 * 1024 * 1024
+"""The most encoded bytes one encoder keeps (issue 23: memory is bounded). Past it, the rest of the
+settled part is encoded again at every call (the body stays byte for byte the same). A request a
+model's window accepts is far smaller (1M tokens: ~5 MB); request_bench's 100,000-message stress
+history is 69 MB, kept whole."""
+
 
 def _system_first(messages: Sequence[Message]) -> int:
     return 1 if messages and messages[0].get("role") == "system" else 0
@@ -44,7 +50,17 @@ class _Kept:
     def __init__(self) -> None:
         self.start = 0
         self.messages: list[Message] = []
+        self.encoded: list[bytes] = []
         self.encoded_last_call = 0  # messages encoded by the last call (benches, tests)
+        self.max_bytes = KEPT_BODY_BYTES
+
+    @property
+    def kept_bytes(self) -> int:
+        return sum(map(len, self.encoded))
+
+    def room(self) -> int:
+        """Bytes that may still be kept."""
+        return max(0, self.max_bytes - self.kept_bytes)
 
     def usable(self, messages: Sequence[Message], reusable: range) -> int:
         """How many kept messages this request still holds in place (0: start again)."""
@@ -60,10 +76,6 @@ class _Kept:
 
 class OpenAIBody(_Kept):
     """Chat-completions bodies of one conversation, with the reusable messages' bytes kept."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.encoded: list[bytes] = []
 
     async def encode(
         self, messages: Sequence[Message], reusable: range, frame: Frame, wire: Callable[[Message], Message]
@@ -81,8 +93,14 @@ class OpenAIBody(_Kept):
         body = join_body(frame, [*head, *self.encoded, *fresh])
         settle = max(0, min(reusable.stop, len(messages)) - start) - count
         if settle > 0 and reusable.start == start:
-            self.messages.extend(messages[start + count : start + count + settle])
-            self.encoded.extend(fresh[:settle])
+            room, fits = self.room(), 0
+            for chunk in fresh[:settle]:  # what fits under max_bytes
+                room -= len(chunk)
+                if room < 0:
+                    break
+                fits += 1
+            self.messages.extend(messages[start + count : start + count + fits])
+            self.encoded.extend(fresh[:fits])
         return body
 
 
@@ -93,7 +111,6 @@ class AnthropicBody(_Kept):
         super().__init__()
         self.caching = caching
         self.ttl = ttl
-        self.encoded: list[bytes] = []
         self._chunks: list[tuple[int, int]] = []  # (kept messages, kept merged messages) after each settling
 
     def _keep_only(self, count: int) -> int:
@@ -128,7 +145,7 @@ class AnthropicBody(_Kept):
         fresh = await map_in_slices(encode_value, merge_same_role([w for w in wired[cut:] if w is not None]))
         self.encoded_last_call = len(rest)
         body = join_body(frame_for(system), [*self.encoded, *settled, *fresh])
-        if cut:
+        if cut and sum(map(len, settled)) <= self.room():  # a settled chunk is kept whole or not at all
             self.messages.extend(messages[start + count : start + count + cut])  # the request's objects
             self.encoded.extend(settled)
             self._chunks.append((len(self.messages), len(self.encoded)))

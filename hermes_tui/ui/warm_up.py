@@ -1,0 +1,78 @@
+"""`WarmUp`: loading what the first frame did without, at moments that cost the user nothing.
+
+Two steps. Before the agent opens (after the first frame): the core's modules, in a thread, so
+the start worker finds them imported. Once start-up is over and the user starts typing the first
+prompt: the Markdown stack and the provider's SDK (imported in a thread) and the SDK's client (built
+by `Agent.warm_up`), so the first turn pays for none of it. Not at start-up: the OpenAI SDK alone
+holds ~22 MB once imported, which a session opened only to be read never needs (issue 23,
+docs/PERFORMANCE.md). A turn sent before the warm-up ran still works: it imports what it needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_tui.config import ProviderChoice
+    from hermes_tui.core.agent import Agent
+
+CORE_MODULES = ("hermes_tui.core.bootstrap", "hermes_tui.core.agent")
+"""The agent, its turn loop and reviewer: imported before the agent opens."""
+FIRST_ANSWER_MODULES = ("hermes_tui.widgets.answer_body",)
+"""What the first answer needs and the first frame does without (the Markdown stack)."""
+SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # the provider's SDK, by provider
+
+
+def _import_all(modules: tuple[str, ...]) -> None:
+    for module in modules:
+        importlib.import_module(module)
+
+
+async def import_core() -> None:
+    """The core's modules, off the event loop (~90 ms of module loading)."""
+    await asyncio.to_thread(_import_all, CORE_MODULES)
+
+
+class WarmUp:
+    """The SDK warm-up, started once by the first key typed after start-up (`typed`)."""
+
+    def __init__(
+        self,
+        choice: ProviderChoice,
+        *,
+        agent: Callable[[], Agent | None],
+        run: Callable[[Any], Any],
+        after: Callable[[], None],
+    ) -> None:
+        """`agent` reads the app's agent, `run` starts a worker with a coroutine, `after` runs once
+        the warm-up is done (the GC pacer freezes what it imported)."""
+        self._choice = choice
+        self._agent = agent
+        self._run = run
+        self._after = after
+        self._due = False  # start-up is over
+        self.started = False
+
+    def start_up_done(self, typed_already: bool) -> None:
+        """Start-up is over; `typed_already`: the prompt holds text typed while it ran."""
+        self._due = True
+        if typed_already:
+            self.typed()
+
+    def typed(self) -> None:
+        """A key changed the prompt: the warm-up starts (once, and only after start-up)."""
+        if self._due and not self.started:
+            self.started = True
+            self._run(self._warm_up())
+
+    async def _warm_up(self) -> None:
+        modules = FIRST_ANSWER_MODULES
+        sdk = SDK_MODULES.get(self._choice.provider)
+        await asyncio.to_thread(_import_all, (*modules, sdk) if sdk else modules)
+        agent = self._agent()
+        if agent is not None:
+            await agent.warm_up()
+        self._after()

@@ -1,0 +1,42 @@
+"""The provider's SDK client is built when the user first types, not at start-up (issue 23: memory).
+
+A session opened to be read never holds the SDK (the OpenAI SDK is ~22 MB once imported); the first
+key typed into the prompt starts the warm-up, so the first turn still finds the client built.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from tests.app.test_app import make_app
+from tests.core.helpers import openai_choice
+from tests.fake_llm import Reply
+from tests.tui.helpers import wait_until
+from tests.waits import HANG_GUARD_S
+
+
+async def test_start_up_leaves_the_sdk_client_unbuilt_until_the_first_key(tmp_path: Path, server: Any) -> None:
+    app = make_app(tmp_path, openai_choice(server.base_url_openai))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
+        await wait_until(pilot, lambda: app.gc_pacer.started, what="the end of start-up")
+        await pilot.pause()
+        assert app.agent is not None
+        provider: Any = app.agent.provider
+        assert provider._client is None and not app.warm_up.started
+        await pilot.press("h")
+        await wait_until(pilot, lambda: provider._client is not None, what="the warm-up after the first key")
+        assert app.main.prompt.value == "h"
+
+
+async def test_a_turn_sent_before_any_warm_up_still_gets_its_answer(tmp_path: Path, server: Any) -> None:
+    server.enqueue(Reply(text="Pong."))
+    app = make_app(tmp_path, openai_choice(server.base_url_openai))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
+        app.main.prompt.value = "ping"  # sent at once: the warm-up, if one started, races the turn
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.turns.turn_runs > 0 and not app.turns.turn_running, what="the turn")
+        assert any("Pong." in item.text for item in app.main.conversation.items)

@@ -1,7 +1,7 @@
 # Two commands are all the set-up there is: `make run` and `make test`. `make test-fast` runs the fast tier
 # (unit tests of store, context, session, turn and the pure modules; tests/conftest.py), its temp files in
 # memory (/dev/shm) where there is one; `make test-loaded` runs `make test` next to HOGS busy processes
-# (bench/hogs.py), as on a machine shared with other work.
+# (bench/hogs.py; one per core unless HOGS=N is given), as on a machine shared with other work.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-fast test-loaded lint bench clean
 
-HOGS ?= 14
+HOGS ?= $(shell nproc 2>/dev/null || echo 2)
 FAST_TMP := $(shell test -d /dev/shm && test -w /dev/shm && echo /dev/shm || echo "$${TMPDIR:-/tmp}")
 
 $(STAMP): pyproject.toml

@@ -43,6 +43,7 @@ from textual.widgets import Input
 from hermes_tui import stop_signals, terminal_watch
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.gc_pacer import GcPacer
+from hermes_tui.heap_trim import trim_heap
 from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.keymap_config import keymap_problems, usable_keymap
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
@@ -108,7 +109,7 @@ class HermesApp(App[int]):
         self._stopping_for_signal = False
         self._stop_signals = stop_signals.StopSignals(self._on_stop_signal)
         self.ready = asyncio.Event()
-        self.gc_pacer = GcPacer(release=release_removed_widget_lines)
+        self.gc_pacer = GcPacer(release=release_removed_widget_lines, trim=trim_heap)
         self.inbox = EventInbox(self.post_message)  # core events in; streamed deltas batched
         self._keys_handled = 0  # of them, keys (the frame after a text change echoes them: gc_pacer.note_echo)
         self._inputs_handled = 0  # keys and mouse events this app's queue has handed over (on_event)
@@ -216,6 +217,7 @@ class HermesApp(App[int]):
         self.presenter.lineage_history.read(with_sizes=True)
         self.ready.set()
         await self.main.conversation.history_loaded()
+        await db.release_caches()  # the history's pages; the pacer's first quiet tick trims the heap
         self.gc_pacer.start()  # what start-up left alive is frozen
         self.set_interval(GC_TICK_S, self.gc_pacer.tick)
         self.warm_up.start_up_done(typed_already=bool(self.main.prompt.value))

@@ -28,6 +28,11 @@ app reports the frame that echoes it (`note_echo`, a count of keys handled), `ti
 past `max_delay_s` (a key that echoes nothing, an arrow key, counts as drawn after `echo_wait_s`). Under a busy
 stream the collection then runs at the echo (`after_echo`) or at the first tick after it.
 
+Freed memory goes back to the C allocator, not to the system; `trim` (heap_trim.trim_heap in the
+app) hands its free pages back at a quiet tick — once start-up is over (opening a long history
+leaves megabytes of freed rows behind) and then after a paced collection, at most every
+`trim_every_s` — with the same rule as a collection: never while a key waits for its frame.
+
 Reference counting still frees everything that is not part of a cycle at once. `release` (run on
 each tick) empties caches that keep removed widgets' objects alive (widgets.textual_workarounds),
 which shrinks what every collection walks. Nothing here imports Textual: the app calls `hold()` at
@@ -47,6 +52,7 @@ NEVER = 1_000_000_000  # an oldest-generation threshold that is never reached
 QUIET_S = 0.25
 MAX_DELAY_S = 1.0
 ECHO_WAIT_S = 0.5  # an input without a reported echo stops holding collections back after this
+TRIM_EVERY_S = 30.0  # the heap is trimmed at most this often after paced collections
 
 
 class GcPacer:
@@ -61,14 +67,22 @@ class GcPacer:
         due_after: int = MIDDLE_THRESHOLD,
         clock: Callable[[], float] = time.monotonic,
         release: Callable[[], None] | None = None,
+        trim: Callable[[], object] | None = None,
+        trim_every_s: float = TRIM_EVERY_S,
     ) -> None:
-        """`release` runs on every tick: it lets go of caches that keep dead objects alive."""
+        """`release` runs on every tick: it lets go of caches that keep dead objects alive;
+        `trim` hands freed heap pages back to the system at quiet ticks (see the module)."""
         self.quiet_s = quiet_s
         self.max_delay_s = max_delay_s
         self.echo_wait_s = echo_wait_s
         self.due_after = due_after
         self.clock = clock
         self.release = release
+        self.trim = trim
+        self.trim_every_s = trim_every_s
+        self.trims = 0  # heap trims run
+        self._trim_due = False
+        self._last_trim: float | None = None
         self.started = False
         self.collections = 0  # full collections run by the pacer
         self.longest_s = 0.0  # the longest of them
@@ -104,6 +118,7 @@ class GcPacer:
         gc.collect(1)
         gc.freeze()
         gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_THRESHOLD, NEVER)
+        self._trim_due = self.trim is not None
 
     def freeze_more(self) -> None:
         """Freeze what was loaded since `start()` too (the provider SDK, imported when the user first
@@ -160,8 +175,11 @@ class GcPacer:
         """Run the full collection if it is due and the moment is right; True when it ran."""
         if self.started and self.release is not None:
             self.release()
-        if not self.started or not self.due:
+        if not self.started:
+            return False
+        if not self.due:
             self._due_since = None
+            self._trim_if_quiet()
             return False
         now = self.clock()
         if self._due_since is None:
@@ -175,9 +193,22 @@ class GcPacer:
         self._collect()
         return True
 
+    def _trim_if_quiet(self) -> None:
+        """Trim the heap if a trim is due, no input came for `quiet_s` and no key waits for its frame."""
+        if not self._trim_due or self.trim is None:
+            return
+        if self.clock() - self._last_input < self.quiet_s or self.input_pending:
+            return
+        self.trim()
+        self.trims += 1
+        self._trim_due = False
+        self._last_trim = self.clock()
+
     def _collect(self) -> None:
         began = time.perf_counter()
         gc.collect()
         self.longest_s = max(self.longest_s, time.perf_counter() - began)
         self.collections += 1
         self._due_since = None
+        if self.trim is not None and (self._last_trim is None or self.clock() - self._last_trim >= self.trim_every_s):
+            self._trim_due = True  # at the next quiet tick

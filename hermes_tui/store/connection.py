@@ -444,6 +444,27 @@ class StoreConnections:
         except sqlite3.Error as exc:
             raise StoreError(describe_error(self.path, exc)) from None
 
+    async def release_caches(self) -> None:
+        """Hand each connection's page cache back (`PRAGMA shrink_memory`), e.g. after a long
+        history was read: SQLite keeps up to its cache_size (2 MB) per connection otherwise, and
+        the next read fills it again as it needs."""
+        if self._closed:
+            return
+        for conn in (self.reader, self.writer):
+            if conn is None:
+                continue
+            self.hops += 1
+            try:
+                await conn._execute(_shrink_memory, conn._conn)
+            except (sqlite3.Error, ValueError):
+                pass  # closing meanwhile: nothing to hand back
+        quick = self._quick if threading.get_ident() == self._quick_thread else None
+        if quick is not None:
+            try:
+                _shrink_memory(quick)
+            except sqlite3.Error:
+                pass
+
     # ------------------------------------------------------------------ lifecycle
 
     def _ensure_open(self) -> None:
@@ -476,6 +497,10 @@ class StoreConnections:
                     await conn.close()
                 except (sqlite3.Error, ValueError):
                     pass
+
+
+def _shrink_memory(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA shrink_memory")
 
 
 def _data_version(conn: sqlite3.Connection) -> int:

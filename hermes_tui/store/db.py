@@ -82,6 +82,10 @@ class SessionDB(
             return []
         return await self._conns.extra_indexes.build_now()
 
+    async def release_caches(self) -> None:
+        """Give the connections' page caches back (after a long read); the next reads refill them."""
+        await self._conns.release_caches()
+
     async def close(self) -> None:
         """Checkpoint and close; safe to call twice."""
         await self._conns.close()

@@ -183,3 +183,74 @@ def test_hold_turns_full_collections_off_until_stop_even_without_start(clock: Cl
     pacer.hold()
     pacer.stop()  # held, never started
     assert gc.get_threshold() == threshold
+
+
+def test_the_heap_is_trimmed_at_the_first_quiet_tick_after_start_and_never_in_front_of_a_key(clock: Clock) -> None:
+    trims: list[float] = []
+    pacer = GcPacer(quiet_s=0.5, echo_wait_s=1.0, due_after=NEVER, clock=clock, trim=lambda: trims.append(clock.now))
+    pacer.tick()
+    assert trims == []  # not started: start-up is still allocating
+    pacer.start()
+    try:
+        pacer.note_input()  # a key, its frame not drawn yet
+        clock.now += 0.2
+        pacer.tick()
+        assert trims == []  # typing: not now
+        clock.now += 0.4  # quiet for 0.6 s, but the key still waits for its frame
+        pacer.tick()
+        assert trims == []
+        pacer.note_echo(pacer.keys)
+        pacer.tick()
+        assert trims == [clock.now] and pacer.trims == 1
+        clock.now += 60
+        pacer.tick()
+        assert pacer.trims == 1  # once after start, then only after paced collections
+    finally:
+        pacer.stop()
+
+
+def test_a_paced_collection_makes_a_trim_due_at_most_every_trim_every_s(clock: Clock) -> None:
+    pacer = GcPacer(quiet_s=0.5, due_after=0, clock=clock, trim=lambda: None, trim_every_s=30.0)
+    pacer.start()
+    try:
+        clock.now += 1
+        assert pacer.tick()  # the collection (always due here)
+        pacer.due_after = NEVER
+        pacer.tick()
+        assert pacer.trims == 1  # the start-up trim, at the tick after the collection
+        pacer.due_after = 0
+        clock.now += 1
+        assert pacer.tick()
+        pacer.due_after = NEVER
+        pacer.tick()
+        assert pacer.trims == 1  # 1 s after the last trim: not again yet
+        pacer.due_after = 0
+        clock.now += 30
+        assert pacer.tick()
+        pacer.due_after = NEVER
+        pacer.tick()
+        assert pacer.trims == 2
+    finally:
+        pacer.stop()
+
+
+def test_trim_heap_hands_freed_pages_back_on_linux() -> None:
+    import sys
+
+    from hermes_tui.heap_trim import trim_heap
+
+    def rss_kb() -> int:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS"))
+
+    if not sys.platform.startswith("linux"):
+        assert trim_heap() is False
+        return
+    blocks = [bytearray(100_000) for _ in range(400)]  # 40 MB in blocks malloc keeps in its heap
+    for block in blocks[:-1]:
+        block[0] = 1
+    del blocks[:-1]  # freed, but the last block keeps the heap's top where it was
+    before = rss_kb()
+    assert trim_heap() is True
+    assert rss_kb() < before - 20_000  # most of the 40 MB went back to the system
+    del blocks

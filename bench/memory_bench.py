@@ -11,7 +11,9 @@ Each app opens the same stored session (`--resume`; a realistic mix: user asks, 
 results of 200-4,000 characters, Markdown answers) headless through Pilot (`run_test`, 120x40), with
 an OpenAI provider pointed at a closed loopback port (the SDK is imported at start-up as with a
 real provider; no request is sent), and waits until it settled: start-up over, the history's rows
-mounted, no worker running for a while, then `gc.collect()`. It prints VmRSS (settled) and VmHWM
+mounted, no worker running for a while (and, in a tree whose GC pacer hands memory back after
+start-up, `gc_pacer.trims`, that done too: what the process holds a few seconds after it opened),
+then `gc.collect()`. It prints VmRSS (settled) and VmHWM
 (peak) from /proc/self/status, against the budget (settled <= 80 MB). A second process per app
 runs the same with tracemalloc on (which inflates RSS, so its figures are apart) and prints the
 top allocation sites grouped by file and the size of each per-message cache (entries and bytes,
@@ -219,6 +221,14 @@ async def settle(app: Any, pilot: Any, *, with_history: bool = True) -> float:
     await until(lambda: app.gc_pacer.started, "the end of start-up (SDK warm-up)")
     if with_history:
         await until(lambda: bool(app.main.conversation.mounted_rows), "the history's rows")
+    await _until_no_worker_runs(app, pilot, deadline)
+    if hasattr(app.gc_pacer, "trims"):  # a tree that hands memory back once start-up is over: that done
+        await until(lambda: app.gc_pacer.trims > 0, "the start-up trim")
+        await _until_no_worker_runs(app, pilot, deadline)
+    return time.perf_counter() - started
+
+
+async def _until_no_worker_runs(app: Any, pilot: Any, deadline: float) -> None:
     quiet = 0
     while quiet < QUIET_CHECKS:
         await pilot.pause()
@@ -227,7 +237,6 @@ async def settle(app: Any, pilot: Any, *, with_history: bool = True) -> float:
         if time.perf_counter() > deadline:
             raise TimeoutError(f"workers still running: {running}")
         await asyncio.sleep(QUIET_GAP_S)
-    return time.perf_counter() - started
 
 
 def top_sites(limit: int) -> list[dict[str, Any]]:

@@ -109,7 +109,7 @@ class HermesApp(App[int]):
         self._stopping_for_signal = False
         self._stop_signals = stop_signals.StopSignals(self._on_stop_signal)
         self.ready = asyncio.Event()
-        self.gc_pacer = GcPacer(release=release_removed_widget_lines, trim=trim_heap)
+        self.gc_pacer = GcPacer(release=release_removed_widget_lines, trim=self._hand_memory_back)
         self.inbox = EventInbox(self.post_message)  # core events in; streamed deltas batched
         self._keys_handled = 0  # of them, keys (the frame after a text change echoes them: gc_pacer.note_echo)
         self._inputs_handled = 0  # keys and mouse events this app's queue has handed over (on_event)
@@ -217,10 +217,19 @@ class HermesApp(App[int]):
         self.presenter.lineage_history.read(with_sizes=True)
         self.ready.set()
         await self.main.conversation.history_loaded()
-        await db.release_caches()  # the history's pages; the pacer's first quiet tick trims the heap
         self.gc_pacer.start()  # what start-up left alive is frozen
         self.set_interval(GC_TICK_S, self.gc_pacer.tick)
         self.warm_up.start_up_done(typed_already=bool(self.main.prompt.value))
+
+    def _hand_memory_back(self) -> None:
+        """The pacer's trim (at a quiet tick): the store's page caches, then the heap's free pages."""
+
+        async def release() -> None:
+            if self.db is not None:
+                await self.db.release_caches()
+            trim_heap()
+
+        self.run_worker(release(), group="trim", exclusive=True)
 
     # ------------------------------------------------------------------ core events
 

@@ -30,8 +30,9 @@ stream the collection then runs at the echo (`after_echo`) or at the first tick 
 
 Freed memory goes back to the C allocator, not to the system; `trim` (heap_trim.trim_heap in the
 app) hands its free pages back at a quiet tick — once start-up is over (opening a long history
-leaves megabytes of freed rows behind) and then after a paced collection, at most every
-`trim_every_s` — with the same rule as a collection: never while a key waits for its frame.
+leaves megabytes of freed rows behind; `trim_after_start_s` later, when the side panel's background
+reads are done too) and then after a paced collection, at most every `trim_every_s` — with the same
+rule as a collection: never while a key waits for its frame.
 
 Reference counting still frees everything that is not part of a cycle at once. `release` (run on
 each tick) empties caches that keep removed widgets' objects alive (widgets.textual_workarounds),
@@ -53,6 +54,7 @@ QUIET_S = 0.25
 MAX_DELAY_S = 1.0
 ECHO_WAIT_S = 0.5  # an input without a reported echo stops holding collections back after this
 TRIM_EVERY_S = 30.0  # the heap is trimmed at most this often after paced collections
+TRIM_AFTER_START_S = 2.0  # start-up's trim waits this long: the background reads that follow start-up are done
 
 
 class GcPacer:
@@ -69,6 +71,7 @@ class GcPacer:
         release: Callable[[], None] | None = None,
         trim: Callable[[], object] | None = None,
         trim_every_s: float = TRIM_EVERY_S,
+        trim_after_start_s: float = TRIM_AFTER_START_S,
     ) -> None:
         """`release` runs on every tick: it lets go of caches that keep dead objects alive;
         `trim` hands freed heap pages back to the system at quiet ticks (see the module)."""
@@ -80,6 +83,8 @@ class GcPacer:
         self.release = release
         self.trim = trim
         self.trim_every_s = trim_every_s
+        self.trim_after_start_s = trim_after_start_s
+        self._trim_not_before = 0.0
         self.trims = 0  # heap trims run
         self._trim_due = False
         self._last_trim: float | None = None
@@ -119,6 +124,7 @@ class GcPacer:
         gc.freeze()
         gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_THRESHOLD, NEVER)
         self._trim_due = self.trim is not None
+        self._trim_not_before = self.clock() + self.trim_after_start_s
 
     def freeze_more(self) -> None:
         """Freeze what was loaded since `start()` too (the provider SDK, imported when the user first
@@ -197,7 +203,8 @@ class GcPacer:
         """Trim the heap if a trim is due, no input came for `quiet_s` and no key waits for its frame."""
         if not self._trim_due or self.trim is None:
             return
-        if self.clock() - self._last_input < self.quiet_s or self.input_pending:
+        now = self.clock()
+        if now < self._trim_not_before or now - self._last_input < self.quiet_s or self.input_pending:
             return
         self.trim()
         self.trims += 1

@@ -40,3 +40,22 @@ async def test_a_turn_sent_before_any_warm_up_still_gets_its_answer(tmp_path: Pa
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.turns.turn_runs > 0 and not app.turns.turn_running, what="the turn")
         assert any("Pong." in item.text for item in app.main.conversation.items)
+
+
+def test_the_warm_up_compiles_the_common_fence_lexers_before_any_answer_needs_them() -> None:
+    """A fresh process (lexers are compiled once per process): Python's lexer is uncompiled until
+    the warm-up's thread function ran, so the first Python fence of a stream costs the loop nothing."""
+    import subprocess
+    import sys
+
+    script = (
+        "from pygments.lexers.python import PythonLexer\n"
+        "before = '_tokens' in PythonLexer.__dict__\n"
+        "from hermes_tui.ui import warm_up\n"
+        "warm_up._first_answer_warm_up(warm_up.FIRST_ANSWER_MODULES)\n"
+        "print(before, '_tokens' in PythonLexer.__dict__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=HANG_GUARD_S
+    )
+    assert out.stdout.split() == ["False", "True"]

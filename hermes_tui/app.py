@@ -227,7 +227,7 @@ class HermesApp(App[int]):
         async def release() -> None:
             if self.db is not None:
                 await self.db.release_caches()
-            trim_heap()
+            await asyncio.to_thread(trim_heap)  # a few ms of the C library's, without the GIL, off the loop
 
         self.run_worker(release(), group="trim", exclusive=True)
 

@@ -3,9 +3,10 @@
 Two steps. Before the agent opens (after the first frame): the core's modules, in a thread, so
 the start worker finds them imported. Once start-up is over and the user starts typing the first
 prompt: the Markdown stack, the code highlighter's common lexers and the provider's SDK (in a
-thread) and the SDK's client (built by `Agent.warm_up`), so the first turn pays for none of it. Not at start-up: the OpenAI SDK alone
-holds ~22 MB once imported, which a session opened only to be read never needs (issue 23,
-docs/PERFORMANCE.md). A turn sent before the warm-up ran still works: it imports what it needs.
+thread) and the SDK's client (built by `Agent.warm_up`), so the first turn pays for none of it.
+Not at start-up: the OpenAI SDK alone holds ~22 MB once imported, which a session opened only to
+be read never needs (issue 23, docs/PERFORMANCE.md). A turn sent before the warm-up ran still
+works: it imports what it needs.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ if TYPE_CHECKING:
 
 CORE_MODULES = ("hermes_tui.core.bootstrap", "hermes_tui.core.agent")
 """The agent, its turn loop and reviewer: imported before the agent opens."""
-FIRST_ANSWER_MODULES = ("hermes_tui.widgets.answer_body",)
-"""What the first answer needs and the first frame does without (the Markdown stack)."""
+FIRST_ANSWER_MODULES = ("hermes_tui.widgets.answer_body", "hermes_tui.core.mentions.attach")
+"""What the first prompt and answer need and the first frame does without: the Markdown stack, and
+the @-mention expansion every sent prompt goes through (imported on the loop at Enter otherwise)."""
 SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # the provider's SDK, by provider
 FENCE_LANGUAGES = ("python", "bash", "javascript", "typescript", "json")
 """Code-fence languages whose highlighter the warm-up builds. A Pygments lexer compiles its rules

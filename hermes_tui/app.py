@@ -221,8 +221,11 @@ class HermesApp(App[int]):
         self.set_interval(GC_TICK_S, self.gc_pacer.tick)
         self.warm_up.start_up_done(typed_already=bool(self.main.prompt.value))
 
-    def _hand_memory_back(self) -> None:
-        """The pacer's trim (at a quiet tick): the store's page caches, then the heap's free pages."""
+    def _hand_memory_back(self) -> bool:
+        """The pacer's trim (at a quiet tick): the store's page caches, then the heap's free pages.
+        Not while a turn runs (False: still due): malloc_trim holds the allocator's lock a while."""
+        if self.turns.turn_running:
+            return False
 
         async def release() -> None:
             if self.db is not None:
@@ -230,6 +233,7 @@ class HermesApp(App[int]):
             await asyncio.to_thread(trim_heap)  # a few ms of the C library's, without the GIL, off the loop
 
         self.run_worker(release(), group="trim", exclusive=True)
+        return True
 
     # ------------------------------------------------------------------ core events
 

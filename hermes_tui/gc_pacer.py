@@ -74,7 +74,8 @@ class GcPacer:
         trim_after_start_s: float = TRIM_AFTER_START_S,
     ) -> None:
         """`release` runs on every tick: it lets go of caches that keep dead objects alive;
-        `trim` hands freed heap pages back to the system at quiet ticks (see the module)."""
+        `trim` hands freed heap pages back to the system at quiet ticks (see the module); when it
+        returns False it did nothing and stays due."""
         self.quiet_s = quiet_s
         self.max_delay_s = max_delay_s
         self.echo_wait_s = echo_wait_s
@@ -206,7 +207,8 @@ class GcPacer:
         now = self.clock()
         if now < self._trim_not_before or now - self._last_input < self.quiet_s or self.input_pending:
             return
-        self.trim()
+        if self.trim() is False:  # not now (the app says when: not while a turn streams)
+            return
         self.trims += 1
         self._trim_due = False
         self._last_trim = self.clock()

@@ -265,3 +265,19 @@ def test_trim_heap_hands_freed_pages_back_on_linux() -> None:
     assert trim_heap() is True
     assert rss_kb() < before - 20_000  # most of the 40 MB went back to the system
     del blocks
+
+
+def test_a_trim_that_says_not_now_stays_due_until_it_can_run(clock: Clock) -> None:
+    busy = [True]
+    pacer = GcPacer(quiet_s=0.5, due_after=NEVER, clock=clock, trim=lambda: not busy[0], trim_after_start_s=0.0)
+    pacer.start()
+    try:
+        clock.now += 1
+        pacer.tick()
+        assert pacer.trims == 0  # a turn runs: not now
+        busy[0] = False
+        clock.now += 1
+        pacer.tick()
+        assert pacer.trims == 1
+    finally:
+        pacer.stop()

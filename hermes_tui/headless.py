@@ -72,6 +72,9 @@ class HeadlessPrinter:
         self.stream_answer = stream_answer
         self.wrote_text = False
         self.printed: set[str] = set()
+        # A line on stderr ends the answer's line first only where both show on one terminal; piped or
+        # saved, the answer is data and gets nothing added (a warning mid-stream split "serv\ned").
+        self.shared_terminal = _isatty(out) and _isatty(err)
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.TextDelta):
@@ -104,11 +107,18 @@ class HeadlessPrinter:
 
     def _line(self, text: str) -> None:
         self.printed.add(text)
-        if self.wrote_text:
+        if self.wrote_text and self.shared_terminal:
             self.out.write("\n")
             self.out.flush()
             self.wrote_text = False
         print(visible(redact_sensitive_text(text)), file=self.err, flush=True)
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no such method, or closed
+        return False
 
 
 def _short_args(arguments: str, limit: int = 80) -> str:

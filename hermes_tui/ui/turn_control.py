@@ -108,7 +108,7 @@ class TurnControl:
         text = text.strip()
         if not text:
             return
-        if self._app.agent is None:
+        if not self._app.ready.is_set():  # the agent may exist but still be resuming its session
             await self._app.ready.wait()
         from hermes_tui.core.commands import is_command, runs_while_busy
 

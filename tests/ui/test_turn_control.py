@@ -38,6 +38,7 @@ class FakeApp:
         self.agent: Any = SimpleNamespace(session_id="s1")
         self.db = None
         self.ready = asyncio.Event()
+        self.ready.set()  # the agent is open (and its session resumed)
         self.screen_stack = ["the main screen"]
 
     def notify(self, message: str, *, severity: str = "information", **options: Any) -> None:
@@ -110,3 +111,19 @@ def test_ctrl_c_interrupts_the_turn_before_a_command() -> None:
     assert turns.interrupt()
     assert turn.cancelled and not command.cancelled and app.status.state == "interrupting"
     assert not control(FakeApp(FakeWorker("turn", WorkerState.SUCCESS))).interrupt()
+
+
+async def test_a_prompt_sent_while_the_session_still_resumes_waits_for_it() -> None:
+    """--resume: the agent exists before its session is resumed. A prompt sent in between waited for
+    nothing, and its user row went to the fresh session while the answer went to the resumed one."""
+    app = FakeApp()
+    app.ready.clear()
+    app.main.conversation = SimpleNamespace(add_user=lambda text: None)
+    turns = control(app)
+    sent = asyncio.ensure_future(turns.submit("go on please"))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not sent.done() and app.started == []
+    app.ready.set()
+    await sent
+    assert app.started == ["turn"]

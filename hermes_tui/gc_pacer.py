@@ -28,11 +28,12 @@ app reports the frame that echoes it (`note_echo`, a count of keys handled), `ti
 past `max_delay_s` (a key that echoes nothing, an arrow key, counts as drawn after `echo_wait_s`). Under a busy
 stream the collection then runs at the echo (`after_echo`) or at the first tick after it.
 
-Freed memory goes back to the C allocator, not to the system; `trim` (heap_trim.trim_heap in the
-app) hands its free pages back at a quiet tick — once start-up is over (opening a long history
-leaves megabytes of freed rows behind; `trim_after_start_s` later, when the side panel's background
-reads are done too) and then after a paced collection, at most every `trim_every_s` — with the same
-rule as a collection: never while a key waits for its frame.
+Freed memory goes back to the C allocator, not to the system. `trim` (the app's: SQLite's page
+caches, then heap_trim.trim_heap in a thread) runs at a quiet tick — once start-up is over
+(opening a long history leaves megabytes of freed rows behind; `trim_after_start_s` later, when
+the side panel's background reads are done too) and then after a paced collection, at most every
+`trim_every_s` — with the same rule as a collection: never while a key waits for its frame. A
+trim that returns False (the app's, while a turn runs) stays due.
 
 Reference counting still frees everything that is not part of a cycle at once. `release` (run on
 each tick) empties caches that keep removed widgets' objects alive (widgets.textual_workarounds),

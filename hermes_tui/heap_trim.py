@@ -3,8 +3,9 @@
 Freeing Python objects returns their memory to the C allocator, not to the system: after a long
 history was read (rows fetched, decoded, converted, most of it garbage a moment later) glibc keeps
 the freed pages in its arenas, and the process's resident size stays at its peak. `malloc_trim(0)`
-returns whatever whole pages are free (~5 MB after opening a 10,000-message session). It takes a
-few milliseconds, so the GC pacer calls it at a pause in typing, never in front of a key.
+returns whatever whole pages are free (with SQLite's page caches, 3-4 MB after opening a
+10,000-message session: bench/memory_bench.py). The app calls it in a thread at a quiet tick of
+the GC pacer, never in front of a key nor while a turn runs.
 
 Elsewhere (macOS, musl) there is no `malloc_trim` and `trim_heap()` does nothing.
 """

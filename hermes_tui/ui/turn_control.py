@@ -108,8 +108,7 @@ class TurnControl:
         text = text.strip()
         if not text:
             return
-        if not self._app.ready.is_set():  # the agent may exist but still be resuming its session
-            await self._app.ready.wait()
+        await self._app.ready.wait()  # not just the agent: with --resume it exists before its session does
         from hermes_tui.core.commands import is_command, runs_while_busy
 
         if self.busy and runs_while_busy(text):  # /steer, /queue, /stop, /status …: at once, beside the turn

@@ -10,7 +10,7 @@ from hermes_tui.config import Home, Settings
 from hermes_tui.store.db import SessionDB
 from tests.app.test_app import DEMO
 from tests.core.helpers import background_work
-from tests.store.test_quick_reads import _sqlite_memory_used
+from tests.store.conftest import sqlite_memory_used
 from tests.tui.helpers import wait_until
 
 
@@ -39,5 +39,5 @@ async def test_a_resumed_long_session_hands_its_page_caches_back_once_settled(tm
         # the 2.9 MB history was just read: its pages are in the reader's cache (2 MB) until the trim
         await wait_until(pilot, lambda: app.gc_pacer.trims == 1, 20, "the start-up trim")
         await wait_until(pilot, lambda: not any(w.is_running for w in app.workers if w.group == "trim"), 20, "the trim")
-        assert _sqlite_memory_used() < 1_000_000
+        assert sqlite_memory_used() < 1_000_000
         assert len(app.main.conversation.items) == 1_200  # nothing of the session went with it

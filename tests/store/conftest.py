@@ -53,3 +53,17 @@ async def make_session(store: SessionDB, session_id: str, **fields) -> str:
     fields.setdefault("source", "cli")
     source = fields.pop("source")
     return await store.create_session(session_id, source, **fields)
+
+
+def sqlite_memory_used() -> int:
+    """Bytes SQLite holds in this process (`sqlite3_memory_used`, from the library _sqlite3 uses)."""
+    import _sqlite3
+    import ctypes
+    import ctypes.util
+
+    try:
+        function = ctypes.CDLL(_sqlite3.__file__).sqlite3_memory_used
+    except AttributeError:  # linked dynamically: the shared library's symbol
+        function = ctypes.CDLL(ctypes.util.find_library("sqlite3")).sqlite3_memory_used
+    function.restype = ctypes.c_int64
+    return int(function())

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from hermes_tui.store.db import SessionDB
-from tests.store.conftest import make_session, raw_execute
+from tests.store.conftest import make_session, raw_execute, sqlite_memory_used
 
 # a read that runs well past the quick budget: counting to ten million in a recursive query
 LONG_READ = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000000) SELECT COUNT(*) FROM n"
@@ -108,29 +108,15 @@ async def test_another_thread_makes_the_trip(db: SessionDB) -> None:
     assert db.store_hops == hops + 1
 
 
-def _sqlite_memory_used() -> int:
-    """Bytes SQLite holds in this process (`sqlite3_memory_used`, from the library _sqlite3 uses)."""
-    import _sqlite3
-    import ctypes
-    import ctypes.util
-
-    try:
-        function = ctypes.CDLL(_sqlite3.__file__).sqlite3_memory_used
-    except AttributeError:  # linked dynamically: the shared library's symbol
-        function = ctypes.CDLL(ctypes.util.find_library("sqlite3")).sqlite3_memory_used
-    function.restype = ctypes.c_int64
-    return int(function())
-
-
 async def test_release_caches_hands_back_what_a_long_read_cached_and_reads_go_on(db: SessionDB) -> None:
     await make_session(db, "long", title="long")
     await db.append_messages("long", [{"role": "user", "content": f"line {i} " + "x" * 2_000} for i in range(1_500)])
-    baseline = _sqlite_memory_used()
+    baseline = sqlite_memory_used()
     assert len(await db.get_messages("long")) == 1_500
-    filled = _sqlite_memory_used()
+    filled = sqlite_memory_used()
     assert filled > baseline + 1_000_000  # the reader's page cache holds the pages it read
     await db.release_caches()
-    assert _sqlite_memory_used() < filled - 1_000_000
+    assert sqlite_memory_used() < filled - 1_000_000
     assert len(await db.get_messages("long")) == 1_500  # the next read refills what it needs
     await db.close()
     await db.release_caches()  # quitting meanwhile: nothing to do, nothing raised

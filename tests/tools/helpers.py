@@ -113,38 +113,3 @@ def threads_running_code_from(source_file: str) -> int:
                 break
             current = current.f_back
     return count
-
-
-class LoopTicker:
-    """A task that sleeps a few milliseconds in a loop and records the longest gap between its ticks.
-
-    A long gap means something held the event loop (a blocking call in a coroutine).
-    """
-
-    def __init__(self, interval: float = 0.005) -> None:
-        self.interval = interval
-        self.ticks = 0
-        self.longest_gap = 0.0
-        self._last = 0.0
-        self._task: asyncio.Task[None] | None = None
-
-    def _tick(self) -> None:
-        now = asyncio.get_running_loop().time()
-        self.longest_gap = max(self.longest_gap, now - self._last)
-        self._last = now
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            self._tick()
-            self.ticks += 1
-
-    def __enter__(self) -> LoopTicker:
-        self._last = asyncio.get_running_loop().time()
-        self._task = asyncio.get_running_loop().create_task(self._run())
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._tick()  # a loop held until the very end shows as one long gap, not as no gap
-        if self._task is not None:
-            self._task.cancel()

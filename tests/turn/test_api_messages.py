@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 
-from hermes_tui.core.turn.api_messages import STUB_RESULT, build_api_messages, repair_history
+from hermes_tui.core.context.offload import SLICE_ITEMS
+from hermes_tui.core.turn.api_messages import (
+    STUB_RESULT,
+    HistoryRepair,
+    build_api_messages,
+    build_api_messages_in_slices,
+    repair_history,
+    repair_with_origins,
+)
 
 
 def call(cid: str, name: str = "read_file", args: str = '{"b": 1, "a": 2}') -> dict:
@@ -90,3 +99,48 @@ def test_extra_context_goes_to_the_last_user_message_of_the_copy_only() -> None:
     )
     assert out[2]["content"] == "q\n\n[memory] likes tea" and out[0]["content"] == "first"
     assert out[-1] == {"role": "user", "content": "more"} and history[2]["content"] == "q"
+
+
+MESSY = [
+    {"role": "tool", "content": "orphan", "tool_call_id": "gone"},
+    {"role": "user", "content": " one "},
+    {"role": "user", "content": "two"},
+    {"role": "assistant", "content": "", "tool_calls": [call("c1"), call("c2")]},
+    {"role": "tool", "content": "r1", "tool_call_id": "c1"},
+    {"role": "user", "content": "next"},
+    {"role": "user", "content": "and more"},
+    {"role": "assistant", "content": "", "tool_calls": [call("c3")]},
+    {"role": "tool", "content": "r3", "tool_call_id": "c3"},
+    {"role": "tool", "content": "r3 again", "tool_call_id": "c3"},
+    {"role": "assistant", "content": "done", "tool_calls": [call("c4")]},
+]
+
+
+def test_a_repair_fed_in_any_cut_gives_what_one_pass_gives() -> None:
+    whole = repair_with_origins(MESSY)
+    for cut in range(len(MESSY) + 1):
+        for second in range(cut, len(MESSY) + 1):
+            repair = HistoryRepair()
+            repair.feed(MESSY[:cut])
+            repair.feed(MESSY[cut:second])
+            repair.feed(MESSY[second:])
+            assert repair.finish() == whole, (cut, second)
+
+
+async def test_the_sliced_build_gives_the_one_go_build_and_returns_to_the_loop_between_slices() -> None:
+    history = MESSY * 200  # 2,200 messages: 9 slices
+    turns = 0
+
+    async def count_turns() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    counter = asyncio.create_task(count_turns())
+    await asyncio.sleep(0)
+    before = turns
+    sliced = await build_api_messages_in_slices(history, "SYSTEM", extra_user_context="ctx")
+    counter.cancel()
+    assert sliced == build_api_messages(history, "SYSTEM", extra_user_context="ctx")
+    assert turns - before >= len(history) // SLICE_ITEMS, "other tasks ran between the slices"

@@ -22,7 +22,7 @@ slice boundary.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -41,11 +41,17 @@ async def off_loop(fn: Callable[..., T], /, *args: Any, size: int, **kwargs: Any
     return await asyncio.to_thread(fn, *args, **kwargs)
 
 
-async def map_in_slices(fn: Callable[[T], R], items: Sequence[T], *, per_slice: int = SLICE_ITEMS) -> list[R]:
-    """`[fn(item) for item in items]`, on the event loop, returning to it between slices of `per_slice` items."""
-    results: list[R] = []
+async def in_slices(items: Sequence[T], *, per_slice: int = SLICE_ITEMS) -> AsyncIterator[Sequence[T]]:
+    """The items in runs of `per_slice`, returning to the event loop before each run but the first."""
     for start in range(0, len(items), per_slice):
         if start:
             await asyncio.sleep(0)  # whatever is ready (a key, a frame) runs before the next slice
-        results.extend(map(fn, items[start : start + per_slice]))
+        yield items[start : start + per_slice]
+
+
+async def map_in_slices(fn: Callable[[T], R], items: Sequence[T], *, per_slice: int = SLICE_ITEMS) -> list[R]:
+    """`[fn(item) for item in items]`, on the event loop, returning to it between slices of `per_slice` items."""
+    results: list[R] = []
+    async for chunk in in_slices(items, per_slice=per_slice):
+        results.extend(map(fn, chunk))
     return results

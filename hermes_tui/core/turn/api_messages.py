@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hermes_tui.core.context.offload import map_in_slices
+from hermes_tui.core.context.offload import in_slices
 from hermes_tui.core.messages import Message, content_text, public_copy, tool_call_ids
 
 STUB_RESULT = "[Result unavailable — see context summary above]"
@@ -74,35 +74,67 @@ def repair_with_origins(messages: list[Message]) -> tuple[list[Message], list[in
     into it, no result is pending across it once its stubs are out) — the incremental request copy
     (`core.turn.request_copy`) relies on that.
     """
-    repaired: list[Message] = []
-    origins: list[int] = []
-    open_calls: set[str] = set()
-    for index, message in enumerate(messages):
-        role = message.get("role")
-        if role == "tool":
-            cid = str(message.get("tool_call_id") or "")
-            if cid not in open_calls:
-                continue  # a result whose call did not survive: providers reject it
-            open_calls.discard(cid)
+    repair = HistoryRepair()
+    repair.feed(messages)
+    return repair.finish()
+
+
+class HistoryRepair:
+    """`repair_with_origins` fed a run of messages at a time, so that a long history can be
+    repaired in slices with the event loop running between them: feeding it the history in any
+    cut gives what one call over the whole history gives."""
+
+    def __init__(self) -> None:
+        self.repaired: list[Message] = []
+        self.origins: list[int] = []
+        self._open_calls: set[str] = set()
+        self._fed = 0  # messages fed so far: the next one's index
+
+    def feed(self, messages: list[Message]) -> None:
+        repaired, origins = self.repaired, self.origins
+        open_calls = self._open_calls
+        for index, message in enumerate(messages, start=self._fed):
+            role = message.get("role")
+            if role == "tool":
+                cid = str(message.get("tool_call_id") or "")
+                if cid not in open_calls:
+                    continue  # a result whose call did not survive: providers reject it
+                open_calls.discard(cid)
+                repaired.append(message)
+                origins.append(index)
+                continue
+            if open_calls:  # the previous assistant left calls unanswered
+                self._close_open_calls(index)
+                open_calls = self._open_calls
+            if role == "assistant" and message.get("tool_calls"):
+                open_calls = self._open_calls = set(tool_call_ids(message))
+            if role == "user" and repaired and repaired[-1].get("role") == "user":
+                repaired[-1] = {**repaired[-1], "content": _merge_content(repaired[-1], message)}
+                continue
             repaired.append(message)
             origins.append(index)
-            continue
-        if open_calls:  # the previous assistant left calls unanswered
-            for cid in sorted(open_calls):
-                repaired.append({"role": "tool", "content": STUB_RESULT, "tool_call_id": cid})
-                origins.append(index)
-            open_calls.clear()
-        if role == "assistant" and message.get("tool_calls"):
-            open_calls = set(tool_call_ids(message))
-        if role == "user" and repaired and repaired[-1].get("role") == "user":
-            repaired[-1] = {**repaired[-1], "content": _merge_content(repaired[-1], message)}
-            continue
-        repaired.append(message)
-        origins.append(index)
-    for cid in sorted(open_calls):
-        repaired.append({"role": "tool", "content": STUB_RESULT, "tool_call_id": cid})
-        origins.append(len(messages))
-    return repaired, origins
+        self._open_calls = open_calls
+        self._fed += len(messages)
+
+    def _close_open_calls(self, origin: int) -> None:
+        for cid in sorted(self._open_calls):
+            self.repaired.append({"role": "tool", "content": STUB_RESULT, "tool_call_id": cid})
+            self.origins.append(origin)
+        self._open_calls = set()
+
+    def finish(self) -> tuple[list[Message], list[int]]:
+        """(the repaired messages, their origins), once every message is fed."""
+        self._close_open_calls(self._fed)
+        return self.repaired, self.origins
+
+
+async def clean_and_repair_in_slices(messages: list[Message]) -> tuple[list[Message], list[int]]:
+    """`repair_with_origins` of the messages' `clean_message` copies, a slice at a time on the event
+    loop (keys and frames run between the slices)."""
+    repair = HistoryRepair()
+    async for chunk in in_slices(messages):
+        repair.feed([clean_message(message) for message in chunk])
+    return repair.finish()
 
 
 def build_api_messages(
@@ -129,16 +161,22 @@ async def build_api_messages_in_slices(
     extra_user_context: str = "",
     extra_messages: list[Message] | None = None,
 ) -> list[Message]:
-    """`build_api_messages`, cleaning the history a slice at a time on the event loop (a long one
-    takes ~16 ms per 10,000 messages; keys and frames run between the slices)."""
-    cleaned = await map_in_slices(clean_message, messages)
-    return _assemble(cleaned, system_prompt, extra_user_context, extra_messages)
+    """`build_api_messages`, cleaning and repairing the history a slice at a time on the event loop (a
+    long one takes ~16 ms per 10,000 messages; keys and frames run between the slices)."""
+    repaired, _ = await clean_and_repair_in_slices(messages)
+    return _finish(repaired, system_prompt, extra_user_context, extra_messages)
 
 
 def _assemble(
     cleaned: list[Message], system_prompt: str | None, extra_user_context: str, extra_messages: list[Message] | None
 ) -> list[Message]:
-    body = repair_history(cleaned)
+    return _finish(repair_history(cleaned), system_prompt, extra_user_context, extra_messages)
+
+
+def _finish(
+    body: list[Message], system_prompt: str | None, extra_user_context: str, extra_messages: list[Message] | None
+) -> list[Message]:
+    """The repaired body with the per-call additions and the system prompt first."""
     if extra_user_context:
         index = last_user_index(body)
         if index >= 0:

@@ -23,12 +23,11 @@ edits, compressions and branches). One `RequestCopy` serves one conversation (`R
 
 from __future__ import annotations
 
-from hermes_tui.core.context.offload import map_in_slices
 from hermes_tui.core.messages import CHANGING_TAIL, Message
 from hermes_tui.core.turn.api_messages import (
+    clean_and_repair_in_slices,
     clean_message,
     last_user_index,
-    repair_with_origins,
     system_message,
     with_user_context,
 )
@@ -66,7 +65,7 @@ class RequestCopy:
             self.forget()
         settled = self._copy
         rest = messages[self._count :]
-        repaired, origins = repair_with_origins(await map_in_slices(clean_message, rest))
+        repaired, origins = await clean_and_repair_in_slices(rest)
         self.cleaned_last_call = len(rest)
         body = [*settled, *repaired]
         context_at = -1

@@ -145,23 +145,44 @@ class GuardedStream:
             self._reraise(exc, before_response=True)
 
     async def items(self, sdk_stream: Any) -> AsyncIterator[Any]:
-        """The SDK stream's events, each within the current window; faults come out typed."""
+        """The SDK stream's events, each within the current window; faults come out typed.
+
+        One alarm serves the whole stream (`_Alarm`), not a timeout scope per event: a fast stream
+        brings tens of thousands of events, and arming and dropping a timer for each cost ~6 µs."""
         repair_utf8(sdk_stream)  # a stray invalid byte becomes U+FFFD, not a failed answer
         gather_reads(sdk_stream)  # a fast stream's events come a read's worth at a time
-        while True:
-            try:
-                item = await self._within_deadline(sdk_stream.__anext__())
-            except StopAsyncIteration:
-                return
-            except (ProviderTimeout, asyncio.CancelledError):
-                raise
-            except ValueError as exc:  # json.JSONDecodeError: an SSE event whose data is not JSON
-                raise ProviderStreamError(
-                    "malformed", f"the provider sent a malformed stream event (not JSON: {exc})"
-                ) from exc
-            except Exception as exc:
-                self._reraise(exc, before_response=False)
-            yield item
+        task = asyncio.current_task()
+        alarm = _Alarm(self, task) if task is not None else None
+        try:
+            while True:
+                if self._deadline is not None and self._loop.time() >= self._deadline:
+                    raise self._expired()
+                try:
+                    if alarm is not None:
+                        alarm.wait_starts()
+                    try:
+                        item = await sdk_stream.__anext__()
+                    finally:
+                        if alarm is not None:
+                            alarm.wait_ends()
+                except StopAsyncIteration:
+                    return
+                except ProviderTimeout:
+                    raise
+                except asyncio.CancelledError:
+                    if alarm is not None and alarm.rang():
+                        raise self._expired() from None
+                    raise
+                except ValueError as exc:  # json.JSONDecodeError: an SSE event whose data is not JSON
+                    raise ProviderStreamError(
+                        "malformed", f"the provider sent a malformed stream event (not JSON: {exc})"
+                    ) from exc
+                except Exception as exc:
+                    self._reraise(exc, before_response=False)
+                yield item
+        finally:
+            if alarm is not None:
+                alarm.close()
 
     async def read_body(self, response: Any) -> bytes:
         """The whole body, read chunk by chunk: the first within the current window, each next within `idle`."""
@@ -226,6 +247,54 @@ class GuardedStream:
             when = "before it answered" if before_response and not self.started else "mid-answer"
             return ProviderConnectionError(f"the connection to {self.endpoint} broke {when}: {reason}")
         return exc
+
+
+class _Alarm:
+    """One timer for a stream's whole read: when the guard's deadline passes while the reading task
+    waits for the next event, the task is cancelled (and `rang()` says why). Progress moves the
+    deadline on; the timer, when it fires early, waits again for the new one. Between events (the
+    caller handling one) it cancels nothing: the next read checks the deadline before it waits."""
+
+    def __init__(self, guard: GuardedStream, task: asyncio.Task[Any]) -> None:
+        self._guard = guard
+        self._task = task
+        self._waiting = False
+        self._cancelled = False
+        self._handle: asyncio.TimerHandle | None = None
+
+    def wait_starts(self) -> None:
+        self._waiting = True
+        deadline = self._guard._deadline
+        if deadline is None or (self._handle is not None and self._handle.when() <= deadline):
+            return  # no limit, or the timer fires by then (and waits again if the deadline moved on)
+        if self._handle is not None:  # the idle window ends before the first-byte one would have
+            self._handle.cancel()
+        self._handle = self._guard._loop.call_at(deadline, self._fire)
+
+    def wait_ends(self) -> None:
+        self._waiting = False
+
+    def _fire(self) -> None:
+        self._handle = None
+        deadline = self._guard._deadline
+        if deadline is not None and self._guard._loop.time() < deadline:
+            self._handle = self._guard._loop.call_at(deadline, self._fire)  # content came meanwhile
+        elif self._waiting and not self._cancelled:
+            self._cancelled = True
+            self._task.cancel()
+        # else: the caller is handling an event; its next read checks the deadline, or arms again
+
+    def rang(self) -> bool:
+        """True when the cancellation being handled is this alarm's own (and none other is pending)."""
+        if not self._cancelled:
+            return False
+        self._cancelled = False
+        return self._task.uncancel() == 0
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
 
 
 class DoneMarker:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 
 from hermes_tui.core.providers.read_gathering import gather_reads
+from tests.waits import HANG_GUARD_S
 
 
 class Body:
@@ -42,3 +44,81 @@ async def test_a_stream_without_a_body_reader_is_left_alone() -> None:
     stream = SdkStream(object())
     gather_reads(stream)
     assert type(stream.response) is object
+
+
+class SocketBody:
+    """A response body read from a real socket, as httpx2 reads one: the response names its socket
+    (`network_stream`), and `aiter_bytes` yields what each receive returned."""
+
+    def __init__(self, sock: socket.socket, size: int = 16) -> None:
+        self.sock = sock
+        self.size = size
+        self.receives = 0
+        self.extensions = {"network_stream": self}
+
+    def get_extra_info(self, info: str) -> object:
+        return self.sock if info == "socket" else None
+
+    async def aiter_bytes(self) -> AsyncIterator[bytes]:
+        loop = asyncio.get_running_loop()
+        while True:
+            data = await loop.sock_recv(self.sock, self.size)
+            self.receives += 1
+            if not data:
+                return
+            yield data
+
+
+def socket_pair() -> tuple[socket.socket, socket.socket]:
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    return reader, writer
+
+
+async def test_reads_that_find_data_waiting_go_on_without_a_pause() -> None:
+    reader, writer = socket_pair()
+    writer.sendall(b"x" * 16 * 50)
+    writer.close()  # everything is there before the first read, then the end
+    body = SocketBody(reader)
+    stream = SdkStream(body)
+    gather_reads(stream, pause_s=HANG_GUARD_S)  # a pause would outlast the wait below
+    chunks = await asyncio.wait_for(read_all(stream), HANG_GUARD_S / 2)
+    assert b"".join(chunks) == b"x" * 16 * 50
+    reader.close()
+
+
+async def test_once_caught_up_the_next_read_waits_and_takes_what_arrived_meanwhile_in_one_go() -> None:
+    reader, writer = socket_pair()
+    body = SocketBody(reader, size=4096)
+    stream = SdkStream(body)
+    paused, resume = asyncio.Event(), asyncio.Event()
+    pauses: list[float] = []
+
+    async def pause(seconds: float) -> None:  # the gathering's pause, held until the test lets it go
+        pauses.append(seconds)
+        paused.set()
+        await resume.wait()
+
+    gather_reads(stream, pause_s=0.01, pause=pause)
+    writer.sendall(b"a" * 16)
+    reading = asyncio.create_task(read_all(stream))
+    await asyncio.wait_for(paused.wait(), HANG_GUARD_S)  # the first piece read, nothing more there: a pause
+    assert pauses == [0.01] and body.receives == 1
+    for _ in range(4):  # four events arrive while it pauses, then the end
+        writer.sendall(b"y" * 16)
+    writer.close()
+    resume.set()
+    assert await asyncio.wait_for(reading, HANG_GUARD_S) == [b"a" * 16, b"y" * 64], "taken in one receive"
+    assert pauses == [0.01], "reads that find data (and the end) waiting go on without a pause"
+    reader.close()
+
+
+async def test_a_response_whose_socket_is_gone_falls_back_to_timed_reads() -> None:
+    reader, writer = socket_pair()
+    reader.close()
+    writer.close()
+    body = Body([b"one", b"two"])
+    body.extensions = {"network_stream": SocketBody(reader)}  # type: ignore[attr-defined]
+    stream = SdkStream(body)
+    gather_reads(stream, pause_s=0.001)
+    assert await read_all(stream) == [b"one", b"two"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from hermes_tui.core.providers.read_gathering import gather_reads
 from tests.waits import HANG_GUARD_S
@@ -50,9 +50,10 @@ class SocketBody:
     """A response body read from a real socket, as httpx2 reads one: the response names its socket
     (`network_stream`), and `aiter_bytes` yields what each receive returned."""
 
-    def __init__(self, sock: socket.socket, size: int = 16) -> None:
+    def __init__(self, sock: socket.socket, size: int = 16, before_receive: Callable[[], None] | None = None) -> None:
         self.sock = sock
         self.size = size
+        self.before_receive = before_receive  # a server that sends as it is read
         self.receives = 0
         self.extensions = {"network_stream": self}
 
@@ -62,6 +63,8 @@ class SocketBody:
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
         while True:
+            if self.before_receive is not None:
+                self.before_receive()
             data = await loop.sock_recv(self.sock, self.size)
             self.receives += 1
             if not data:
@@ -110,6 +113,33 @@ async def test_once_caught_up_the_next_read_waits_and_takes_what_arrived_meanwhi
     resume.set()
     assert await asyncio.wait_for(reading, HANG_GUARD_S) == [b"a" * 16, b"y" * 64], "taken in one receive"
     assert pauses == [0.01], "reads that find data (and the end) waiting go on without a pause"
+    reader.close()
+
+
+async def test_a_server_that_sends_only_as_fast_as_it_is_read_is_not_slowed_by_pauses() -> None:
+    """Small writes held back until the previous one is acknowledged: the next event comes only once
+    the reader reads again, so every pause gathers nothing. The reads stop pausing for a while, and
+    for longer each time; a reader that paused each time it caught up would pause once per event."""
+    reader, writer = socket_pair()
+    pieces = [f"{index:015d}\n".encode() for index in range(200)]
+    left = list(pieces)
+
+    def send_next() -> None:
+        if left:
+            writer.sendall(left.pop(0))
+        elif writer.fileno() >= 0:
+            writer.close()
+
+    pauses: list[float] = []
+
+    async def pause(seconds: float) -> None:
+        pauses.append(seconds)
+
+    stream = SdkStream(SocketBody(reader, before_receive=send_next))
+    gather_reads(stream, pause_s=0.01, pause=pause)
+    assert await asyncio.wait_for(read_all(stream), HANG_GUARD_S) == pieces
+    # free runs doubling from 10 ms up to 1 s: even at 10 ms a piece (2 s in all) that is 9 pauses
+    assert 1 <= len(pauses) < 10, f"{len(pauses)} pauses for {len(pieces)} pieces"
     reader.close()
 
 

@@ -12,10 +12,13 @@ the screen in flushes at most ~30 a second anyway (widgets.conversation).
 "Caught up" is asked of the connection's socket when the response names it (httpx's
 `network_stream` extension): nothing is waiting to be received (`poll` with no timeout, a few µs).
 A read that finds data there goes on at once, so a loaded machine that reads slowly never pauses
-and never falls behind. A response without a socket to ask (another transport) falls back to
-timing the reads: one that took longer than `WAITED_S` waited for the network, and pauses are
-at most one per `GATHER_S` of reading, so that reads slowed by a busy machine do not pause after
-every chunk.
+and never falls behind. Some servers send the next event only once the previous one is read (small
+writes held back until acknowledged): a pause there gathers nothing and only slows the stream, so
+after a pause that brought fewer than `USEFUL_PAUSE_CHUNKS` chunks the reads go on without pausing
+for `GATHER_S`, doubling up to `MAX_BACKOFF_S` each time it happens again. A response without a
+socket to ask (another transport) falls back to timing the reads: one that took longer than
+`WAITED_S` waited for the network, and pauses are at most one per `GATHER_S` of reading, so that
+reads slowed by a busy machine do not pause after every chunk.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from typing import Any
 
 GATHER_S = 0.01
 WAITED_S = 0.0003  # a read that took longer than this waited for the network (a buffered one: ~0.03 ms)
+USEFUL_PAUSE_CHUNKS = 2  # a pause that brought fewer chunks than this gathered nothing
+MAX_BACKOFF_S = 1.0  # the longest run of reads without a pause after pauses that gathered nothing
 
 
 def gather_reads(
@@ -72,10 +77,30 @@ def _caught_up_gathering(
     read: Any, waiting: Callable[[], bool], pause_s: float, pause: Callable[[float], Awaitable[None]]
 ) -> Any:
     async def gathered(*args: Any, **kwargs: Any) -> AsyncIterator[bytes]:
+        gathered_since_pause: int | None = None  # chunks read since the last pause (None: not paused yet)
+        no_pause_until = 0.0
+        backoff = pause_s
         async for chunk in read(*args, **kwargs):
             yield chunk
-            if not waiting():  # caught up with the network: let the next events gather first
-                await pause(pause_s)
+            if gathered_since_pause is not None:
+                gathered_since_pause += 1
+            if waiting():
+                continue  # more has arrived: read on
+            now = time.perf_counter()
+            if now < no_pause_until:
+                continue
+            if gathered_since_pause is not None and gathered_since_pause < USEFUL_PAUSE_CHUNKS:
+                # The last pause gathered nothing more than a read would have: the server sends only as
+                # fast as it is read (small writes held back until the previous is acknowledged). Read
+                # without pausing for a while, twice as long each time this happens.
+                no_pause_until = now + backoff
+                backoff = min(backoff * 2, MAX_BACKOFF_S)
+                gathered_since_pause = None
+                continue
+            if gathered_since_pause is not None:
+                backoff = pause_s  # the pause paid off
+            await pause(pause_s)  # caught up with the network: let the next events gather first
+            gathered_since_pause = 0
 
     return gathered
 

@@ -101,3 +101,18 @@ async def test_no_limits_read_everything_without_an_alarm() -> None:
     for event in ("a", "b", END):
         stream.events.put_nowait(event)
     assert await asyncio.wait_for(read_all(guard, stream), GUARD_S) == ["a", "b"]
+
+
+async def test_with_the_idle_window_off_the_first_byte_alarm_ends_with_the_first_content() -> None:
+    guard = GuardedStream(StreamTimeouts(first_byte=0.2, idle=0), "http://model.test")
+    stream = ScriptedStream()
+    stream.events.put_nowait("first words")
+
+    async def a_pause_then_the_rest() -> None:  # silent past the first-byte window: no limit applies now
+        await asyncio.sleep(0.6)
+        stream.events.put_nowait("the rest")
+        stream.events.put_nowait(END)
+
+    sender = asyncio.create_task(a_pause_then_the_rest())
+    assert await asyncio.wait_for(read_all(guard, stream), GUARD_S) == ["first words", "the rest"]
+    await sender

@@ -151,26 +151,19 @@ class GuardedStream:
         brings tens of thousands of events, and arming and dropping a timer for each cost ~6 µs."""
         repair_utf8(sdk_stream)  # a stray invalid byte becomes U+FFFD, not a failed answer
         gather_reads(sdk_stream)  # a fast stream's events come a read's worth at a time
-        task = asyncio.current_task()
-        alarm = _Alarm(self, task) if task is not None else None
+        alarm = _Alarm(self)
         try:
             while True:
                 if self._deadline is not None and self._loop.time() >= self._deadline:
                     raise self._expired()
                 try:
-                    if alarm is not None:
-                        alarm.wait_starts()
-                    try:
-                        item = await sdk_stream.__anext__()
-                    finally:
-                        if alarm is not None:
-                            alarm.wait_ends()
+                    item = await alarm.watch(sdk_stream.__anext__())
                 except StopAsyncIteration:
                     return
                 except ProviderTimeout:
                     raise
                 except asyncio.CancelledError:
-                    if alarm is not None and alarm.rang():
+                    if alarm.rang():
                         raise self._expired() from None
                     raise
                 except ValueError as exc:  # json.JSONDecodeError: an SSE event whose data is not JSON
@@ -181,8 +174,7 @@ class GuardedStream:
                     self._reraise(exc, before_response=False)
                 yield item
         finally:
-            if alarm is not None:
-                alarm.close()
+            alarm.close()
 
     async def read_body(self, response: Any) -> bytes:
         """The whole body, read chunk by chunk: the first within the current window, each next within `idle`."""
@@ -255,29 +247,34 @@ class _Alarm:
     deadline on; the timer, when it fires early, waits again for the new one. Between events (the
     caller handling one) it cancels nothing: the next read checks the deadline before it waits."""
 
-    def __init__(self, guard: GuardedStream, task: asyncio.Task[Any]) -> None:
+    def __init__(self, guard: GuardedStream) -> None:
+        task = asyncio.current_task()
+        assert task is not None, "a stream is read in a task"
         self._guard = guard
         self._task = task
         self._waiting = False
         self._cancelled = False
         self._handle: asyncio.TimerHandle | None = None
 
-    def wait_starts(self) -> None:
+    async def watch(self, read: Awaitable[Any]) -> Any:
+        """`await read`, cancelled if the guard's deadline passes meanwhile."""
         self._waiting = True
         deadline = self._guard._deadline
-        if deadline is None or (self._handle is not None and self._handle.when() <= deadline):
-            return  # no limit, or the timer fires by then (and waits again if the deadline moved on)
-        if self._handle is not None:  # the idle window ends before the first-byte one would have
-            self._handle.cancel()
-        self._handle = self._guard._loop.call_at(deadline, self._fire)
-
-    def wait_ends(self) -> None:
-        self._waiting = False
+        if deadline is not None and (self._handle is None or self._handle.when() > deadline):
+            if self._handle is not None:  # the idle window ends before the first-byte one would have
+                self._handle.cancel()
+            self._handle = self._guard._loop.call_at(deadline, self._fire)
+        try:
+            return await read
+        finally:
+            self._waiting = False
 
     def _fire(self) -> None:
         self._handle = None
         deadline = self._guard._deadline
-        if deadline is not None and self._guard._loop.time() < deadline:
+        if deadline is None:
+            return  # content came and the idle window is off: no limit any more
+        if self._guard._loop.time() < deadline:
             self._handle = self._guard._loop.call_at(deadline, self._fire)  # content came meanwhile
         elif self._waiting and not self._cancelled:
             self._cancelled = True

@@ -6,33 +6,12 @@ import asyncio
 import threading
 
 from hermes_tui.core.context.offload import OFF_LOOP_MIN_ITEMS, map_in_slices, off_loop
-
-
-class Ticker:
-    """A task that counts its turns on the event loop: work that never returns to it sees no change."""
-
-    def __init__(self) -> None:
-        self.ticks = 0
-        self._task: asyncio.Task[None] | None = None
-
-    async def _run(self) -> None:
-        while True:
-            self.ticks += 1
-            await asyncio.sleep(0)
-
-    async def __aenter__(self) -> Ticker:
-        self._task = asyncio.create_task(self._run())
-        await asyncio.sleep(0)
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._task is not None
-        self._task.cancel()
+from tests.loop_watch import LoopTurns
 
 
 async def test_map_in_slices_maps_every_item_in_order_and_the_loop_runs_between_slices() -> None:
     seen: list[int] = []  # the ticker's count when each item was mapped
-    async with Ticker() as ticker:
+    async with LoopTurns() as ticker:
         result = await map_in_slices(lambda item: (seen.append(ticker.ticks), item * 2)[1], range(25), per_slice=10)
     assert result == [item * 2 for item in range(25)]
     slices = [seen[0:10], seen[10:20], seen[20:25]]
@@ -42,7 +21,7 @@ async def test_map_in_slices_maps_every_item_in_order_and_the_loop_runs_between_
 
 async def test_map_in_slices_of_one_slice_never_leaves_the_loop_and_an_empty_input_gives_nothing() -> None:
     seen: list[int] = []
-    async with Ticker() as ticker:
+    async with LoopTurns() as ticker:
         assert await map_in_slices(lambda item: seen.append(ticker.ticks), range(5), per_slice=5) == [None] * 5
     assert len(set(seen)) == 1
     assert await map_in_slices(str, []) == []

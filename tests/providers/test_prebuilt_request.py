@@ -7,7 +7,6 @@ read the same.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from typing import Any
@@ -20,6 +19,7 @@ from hermes_tui.core.providers.base import ChatRequest
 from hermes_tui.core.providers.openai import OpenAIProvider
 from hermes_tui.core.providers.prebuilt_request import MESSAGES_PER_SLICE, encode_body_in_slices
 from tests.fake_llm import FakeLLMServer, Reply
+from tests.loop_watch import LoopTurns
 from tests.providers.helpers import READ_FILE_TOOL, collect, texts
 
 # headers that differ between any two requests, whoever builds them
@@ -149,18 +149,9 @@ async def test_a_long_request_translated_in_slices_sends_what_create_would(srv: 
 async def test_encoding_in_slices_lets_the_loop_run_between_the_slices() -> None:
     messages = [{"role": "user", "content": f"turn {i} «»"} for i in range(MESSAGES_PER_SLICE * 4 + 3)]
     body = {"model": "m", "messages": messages, "stream": True}
-    ticks = 0
-
-    async def ticker() -> None:
-        nonlocal ticks
-        while True:
-            ticks += 1
-            await asyncio.sleep(0)
-
-    task = asyncio.create_task(ticker())
-    await asyncio.sleep(0)
-    before = ticks
-    encoded = await encode_body_in_slices(body)
-    task.cancel()
+    async with LoopTurns() as turns:
+        before = turns.ticks
+        encoded = await encode_body_in_slices(body)
+        after = turns.ticks
     assert encoded == json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-    assert ticks - before >= 4  # the ticker ran between the slices, not only after the whole body
+    assert after - before >= 4  # the ticker ran between the slices, not only after the whole body

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 
@@ -15,6 +14,7 @@ from hermes_tui.core.turn.api_messages import (
     repair_history,
     repair_with_origins,
 )
+from tests.loop_watch import LoopTurns
 
 
 def call(cid: str, name: str = "read_file", args: str = '{"b": 1, "a": 2}') -> dict:
@@ -129,18 +129,9 @@ def test_a_repair_fed_in_any_cut_gives_what_one_pass_gives() -> None:
 
 async def test_the_sliced_build_gives_the_one_go_build_and_returns_to_the_loop_between_slices() -> None:
     history = MESSY * 200  # 2,200 messages: 9 slices
-    turns = 0
-
-    async def count_turns() -> None:
-        nonlocal turns
-        while True:
-            turns += 1
-            await asyncio.sleep(0)
-
-    counter = asyncio.create_task(count_turns())
-    await asyncio.sleep(0)
-    before = turns
-    sliced = await build_api_messages_in_slices(history, "SYSTEM", extra_user_context="ctx")
-    counter.cancel()
+    async with LoopTurns() as turns:
+        before = turns.ticks
+        sliced = await build_api_messages_in_slices(history, "SYSTEM", extra_user_context="ctx")
+        after = turns.ticks
     assert sliced == build_api_messages(history, "SYSTEM", extra_user_context="ctx")
-    assert turns - before >= len(history) // SLICE_ITEMS, "other tasks ran between the slices"
+    assert after - before >= len(history) // SLICE_ITEMS, "other tasks ran between the slices"

@@ -91,8 +91,7 @@ class HistoryRepair:
         self._fed = 0  # messages fed so far: the next one's index
 
     def feed(self, messages: list[Message]) -> None:
-        repaired, origins = self.repaired, self.origins
-        open_calls = self._open_calls
+        repaired, origins, open_calls = self.repaired, self.origins, self._open_calls
         for index, message in enumerate(messages, start=self._fed):
             role = message.get("role")
             if role == "tool":
@@ -105,22 +104,20 @@ class HistoryRepair:
                 continue
             if open_calls:  # the previous assistant left calls unanswered
                 self._close_open_calls(index)
-                open_calls = self._open_calls
             if role == "assistant" and message.get("tool_calls"):
-                open_calls = self._open_calls = set(tool_call_ids(message))
+                open_calls.update(tool_call_ids(message))
             if role == "user" and repaired and repaired[-1].get("role") == "user":
                 repaired[-1] = {**repaired[-1], "content": _merge_content(repaired[-1], message)}
                 continue
             repaired.append(message)
             origins.append(index)
-        self._open_calls = open_calls
         self._fed += len(messages)
 
     def _close_open_calls(self, origin: int) -> None:
         for cid in sorted(self._open_calls):
             self.repaired.append({"role": "tool", "content": STUB_RESULT, "tool_call_id": cid})
             self.origins.append(origin)
-        self._open_calls = set()
+        self._open_calls.clear()
 
     def finish(self) -> tuple[list[Message], list[int]]:
         """(the repaired messages, their origins), once every message is fed."""
@@ -151,7 +148,7 @@ def build_api_messages(
     `extra_messages` are appended after the history (e.g. the max-iterations request).
     """
     cleaned = [clean_message(m) for m in messages]
-    return _assemble(cleaned, system_prompt, extra_user_context, extra_messages)
+    return _finish(repair_history(cleaned), system_prompt, extra_user_context, extra_messages)
 
 
 async def build_api_messages_in_slices(
@@ -165,12 +162,6 @@ async def build_api_messages_in_slices(
     long one takes ~16 ms per 10,000 messages; keys and frames run between the slices)."""
     repaired, _ = await clean_and_repair_in_slices(messages)
     return _finish(repaired, system_prompt, extra_user_context, extra_messages)
-
-
-def _assemble(
-    cleaned: list[Message], system_prompt: str | None, extra_user_context: str, extra_messages: list[Message] | None
-) -> list[Message]:
-    return _finish(repair_history(cleaned), system_prompt, extra_user_context, extra_messages)
 
 
 def _finish(

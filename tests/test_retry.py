@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from datetime import UTC, datetime, timedelta
-from email.utils import format_datetime
+from email.utils import format_datetime, parsedate_to_datetime
 
 import pytest
 
@@ -71,9 +71,15 @@ async def test_retry_after_from_a_real_rate_limit_error(headers: dict[str, str],
 
 
 async def test_retry_after_as_an_http_date() -> None:
-    when = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
-    seconds = retry_after_seconds(await error_with_headers({"retry-after": when}))
-    assert seconds is not None and 25 <= seconds <= 30
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)  # whole seconds
+    error = await error_with_headers({"retry-after": when})
+    before = datetime.now(UTC)
+    seconds = retry_after_seconds(error)
+    after = datetime.now(UTC)
+    date = parsedate_to_datetime(when)
+    # the date less the moment it was read, which lies between `before` and `after`: on any machine
+    assert seconds is not None
+    assert (date - after).total_seconds() <= seconds <= (date - before).total_seconds()
 
 
 def test_no_response_means_no_advice() -> None:

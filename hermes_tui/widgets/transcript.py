@@ -43,7 +43,7 @@ ROW_WEIGHT = 200  # what any row costs, however short
 _item_keys = itertools.count(1)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class TranscriptItem:
     """One row of the transcript: a user message, an answer, a tool call, a notice or a summary."""
 

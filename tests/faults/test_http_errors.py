@@ -9,6 +9,8 @@ from email.utils import format_datetime, parsedate_to_datetime
 import pytest
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.agent import TurnResult
+from hermes_tui.store.db import SessionDB
 from tests.core.helpers import wait_until
 from tests.fake_llm import Fail, Raw, Reply
 from tests.faults.helpers import BOTH, PROMPT, Harness
@@ -95,6 +97,31 @@ async def test_retry_after_in_seconds_is_honoured(harness: Harness, protocol: st
     assert run.retries and "retrying in 1.0s" in run.retries[0]
 
 
+def announced_wait(notice: str) -> float:
+    """The seconds a retry notice ("… retrying in 1.5s (1/3)") says the turn waits."""
+    return float(notice.split("retrying in ")[1].split("s")[0])
+
+
+async def first_retry_notice(
+    harness: Harness, protocol: str, retry_after: str
+) -> tuple[str, asyncio.Task[TurnResult], SessionDB]:
+    """Start a turn whose first answer is a 429 with `retry_after`: (its retry notice once shown, the
+    turn's task, the session database)."""
+    harness.server.enqueue(rate_limited(retry_after))
+    agent, db, log = await harness.agent(protocol)
+    task = asyncio.create_task(agent.run_conversation(PROMPT))
+    await wait_until(lambda: any("retrying" in s.text for s in log.of(ev.Status)), what="the retry notice")
+    return next(s.text for s in log.of(ev.Status) if "retrying" in s.text), task, db
+
+
+async def cancelled(task: asyncio.Task[TurnResult]) -> TurnResult:
+    """Cancel a waiting turn: its result, which must say it was interrupted."""
+    task.cancel()
+    result = await asyncio.wait_for(task, guard(5))
+    assert result.interrupted and not result.completed
+    return result
+
+
 @pytest.mark.parametrize("protocol", BOTH)
 async def test_retry_after_as_an_http_date_is_honoured(harness: Harness, protocol: str) -> None:
     # A date a minute ahead: the wait announced is that date less the moment the error was read,
@@ -103,20 +130,13 @@ async def test_retry_after_as_an_http_date_is_honoured(harness: Harness, protoco
     # falls far outside it. The turn is then cancelled instead of waiting the minute out.
     when = format_datetime(datetime.now(UTC) + timedelta(seconds=60), usegmt=True)
     date = parsedate_to_datetime(when)
-    harness.server.enqueue(rate_limited(when))
-    agent, _db, log = await harness.agent(protocol)
     started = datetime.now(UTC)
-    task = asyncio.create_task(agent.run_conversation(PROMPT))
-    await wait_until(lambda: any("retrying" in s.text for s in log.of(ev.Status)), what="the retry notice")
+    notice, task, _db = await first_retry_notice(harness, protocol, when)
     seen = datetime.now(UTC)
-    notice = next(s.text for s in log.of(ev.Status) if "retrying" in s.text)
-    seconds = float(notice.split("retrying in ")[1].split("s")[0])
     rounding = 0.05  # the notice shows one decimal
     latest, earliest = (date - started).total_seconds(), (date - seen).total_seconds()
-    assert earliest - rounding <= seconds <= latest + rounding, f"the date was not obeyed: {notice}"
-    task.cancel()
-    result = await asyncio.wait_for(task, guard(5))
-    assert result.interrupted and not result.completed
+    assert earliest - rounding <= announced_wait(notice) <= latest + rounding, f"the date was not obeyed: {notice}"
+    await cancelled(task)
 
 
 @pytest.mark.parametrize("protocol", BOTH)
@@ -124,21 +144,14 @@ async def test_retry_after_as_an_http_date_is_honoured(harness: Harness, protoco
 async def test_absurd_retry_after_falls_back_to_the_normal_backoff(harness: Harness, protocol: str, value: str) -> None:
     run = await harness.run(protocol, rate_limited(value), Reply(text="Backed off."))
     run.assert_answered("Backed off.")
-    seconds = float(run.retries[0].split("retrying in ")[1].split("s")[0])
-    assert seconds < 1.0, f"Retry-After {value!r} must not be obeyed: {run.retries}"
+    assert announced_wait(run.retries[0]) < 1.0, f"Retry-After {value!r} must not be obeyed: {run.retries}"
 
 
 @pytest.mark.parametrize("protocol", BOTH)
 async def test_a_huge_retry_after_is_capped_and_the_wait_can_be_interrupted(harness: Harness, protocol: str) -> None:
-    harness.server.enqueue(rate_limited("999999"))
-    agent, db, log = await harness.agent(protocol)
-    task = asyncio.create_task(agent.run_conversation(PROMPT))
-    await wait_until(lambda: any("retrying" in s.text for s in log.of(ev.Status)), what="the retry notice")
-    notice = next(s.text for s in log.of(ev.Status) if "retrying" in s.text)
+    notice, task, db = await first_retry_notice(harness, protocol, "999999")
     assert "retrying in 120.0s" in notice, "a day-long Retry-After is capped at two minutes"
-    task.cancel()
-    result = await asyncio.wait_for(task, guard(5))
-    assert result.interrupted and not result.completed
+    result = await cancelled(task)
     stored = await db.get_messages(result.session_id)
     assert [(r["role"], r["content"]) for r in stored] == [("user", PROMPT)]
 

@@ -144,12 +144,14 @@ async def test_cancelling_a_search_ends_the_call_at_once_and_the_walk_at_its_nex
 
     monkeypatch.setattr(file_search, "_sorted_entries", gated_listing)
     task = asyncio.create_task(SearchFilesTool().run({"pattern": "needle-never-there"}, make_context(root)))
-    assert await poll_until(inside.is_set, interval=0.001)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, HANG_GUARD_S)
-    assert threads_running_code_from(SEARCH_SOURCE) == 1, "the call ended while its walk was still held"
-    gate.set()
+    try:
+        assert await poll_until(inside.is_set, interval=0.001)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, HANG_GUARD_S)
+        assert threads_running_code_from(SEARCH_SOURCE) == 1, "the call ended while its walk was still held"
+    finally:
+        gate.set()  # a failed assert above must not leave the walk's thread waiting
     assert await poll_until(lambda: threads_running_code_from(SEARCH_SOURCE) == 0)
     assert listings == 10, f"the walk went on after the cancel: {listings - 10} more folders listed"
 

@@ -44,6 +44,7 @@ from hermes_tui import stop_signals, terminal_watch
 from hermes_tui.config import Home, ProviderChoice, Settings
 from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.heap_trim import trim_heap
+from hermes_tui.input_arrivals import InputArrivals
 from hermes_tui.keymap import APP_BINDINGS
 from hermes_tui.keymap_config import keymap_problems, usable_keymap
 from hermes_tui.screens.main import STYLES_PATH, MainScreen
@@ -110,6 +111,7 @@ class HermesApp(App[int]):
         self._stop_signals = stop_signals.StopSignals(self._on_stop_signal)
         self.ready = asyncio.Event()
         self.gc_pacer = GcPacer(release=release_removed_widget_lines, trim=self._hand_memory_back)
+        self.input_arrivals = InputArrivals(self.gc_pacer.note_input)  # counted before the loop sees them
         self.inbox = EventInbox(self.post_message)  # core events in; streamed deltas batched
         self._keys_handled = 0  # of them, keys (the frame after a text change echoes them: gc_pacer.note_echo)
         self._inputs_handled = 0  # keys and mouse events this app's queue has handed over (on_event)
@@ -133,6 +135,7 @@ class HermesApp(App[int]):
             open_intent=lambda i: self.navigation.open_intent(i),
             quit=self.action_quit,
             busy_input_mode=settings.display.busy_input_mode,
+            answer_modules_ready=lambda: self.warm_up.answer_modules_ready(),
         )
         self.permissions = Permissions(self)
 
@@ -160,6 +163,8 @@ class HermesApp(App[int]):
 
     def on_mount(self) -> None:
         self.gc_pacer.hold()  # no automatic full collection in the middle of start-up
+        if self._driver is not None:
+            self.input_arrivals.watch(self._driver)  # keys counted in the driver's thread (gc_pacer)
         self._saved_switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(LOOP_SWITCH_INTERVAL_S)  # worker threads hand the interpreter back sooner
         self._stop_signals.install()
@@ -387,9 +392,9 @@ class HermesApp(App[int]):
         await super().on_event(event)
 
     def post_message(self, message: Message) -> bool:
-        if isinstance(message, (events.Key, events.MouseEvent)):
-            # counted as it arrives, not when the app's queue reaches it
-            self.gc_pacer.note_input(isinstance(message, events.Key))
+        # input is counted as it arrives, not when the app's queue reaches it (if the driver's
+        # thread has not counted it already)
+        self.input_arrivals.first_sight(message)
         return super().post_message(message)
 
     def on_input_changed(self, event: Input.Changed) -> None:

@@ -20,8 +20,8 @@ that changed a text field (the prompt) has been drawn: a due collection runs rig
 next key is most likely still tens of milliseconds away, rather than at whatever moment the timer
 lands on (maybe just before a key, which then waits for the whole collection and a frame) — unless
 the next key came meanwhile (typed while the frame was drawn): then that key's echo is the moment.
-The app counts inputs as they arrive (`note_input`, before its queue reaches them) and as it
-handles them, and passes the second count.
+The app counts inputs as they arrive (`note_input`, in the terminal driver's thread as it hands
+them over: `input_arrivals`) and as it handles them, and passes the second count.
 
 A collection never starts while a key is on its way to the screen: from a key's arrival until the
 app reports the frame that echoes it (`note_echo`, a count of keys handled), `tick()` waits — even
@@ -45,6 +45,7 @@ once a typed key is drawn, `tick()` a few times a second, and `stop()` on the wa
 from __future__ import annotations
 
 import gc
+import threading
 import time
 from collections.abc import Callable
 
@@ -93,6 +94,7 @@ class GcPacer:
         self.started = False
         self.collections = 0  # full collections run by the pacer
         self.longest_s = 0.0  # the longest of them
+        self._input_lock = threading.Lock()  # note_input runs in the terminal driver's thread too
         self._last_input = clock()
         self.inputs = 0  # keys and mouse events seen so far
         self.keys = 0  # of them, keys
@@ -146,12 +148,14 @@ class GcPacer:
         self.started = False
 
     def note_input(self, is_key: bool = True) -> None:
-        """The user pressed a key or used the mouse."""
-        self._last_input = self.clock()
-        self.inputs += 1
-        if is_key:
-            self.keys += 1
-            self._last_key = self._last_input
+        """The user pressed a key or used the mouse (called from any thread: the terminal driver's
+        input thread counts a key before the event loop has seen it, `input_arrivals`)."""
+        with self._input_lock:
+            self._last_input = self.clock()
+            self.inputs += 1
+            if is_key:
+                self.keys += 1
+                self._last_key = self._last_input
 
     def note_echo(self, keys: int) -> None:
         """The frame showing the first `keys` keys was drawn."""

@@ -46,8 +46,13 @@ TURN = "turn"
 COMMAND = "command"
 BESIDE = "busy-command"  # the while-busy commands, run beside a turn or a command
 _ACTIVE = (WorkerState.PENDING, WorkerState.RUNNING)
+
 BUSY_INPUT_MODES = ("queue", "steer", "interrupt")
 _OTHER_MODE = {"queue": "steer", "steer": "queue", "interrupt": "queue"}  # what Alt+Enter does instead
+
+
+async def _nothing_to_wait_for() -> None:
+    return None
 
 
 class TurnControl:
@@ -61,10 +66,13 @@ class TurnControl:
         open_intent: Callable[[Intent], None],
         quit: Callable[[], Awaitable[None]],
         busy_input_mode: str = "queue",
+        answer_modules_ready: Callable[[], Awaitable[None]] = _nothing_to_wait_for,
     ) -> None:
         """`open_intent` opens the screen a command asked for; `quit` ends the app (/quit);
-        `busy_input_mode` (queue | steer | interrupt) is what Enter does with text while a turn runs."""
+        `busy_input_mode` (queue | steer | interrupt) is what Enter does with text while a turn runs;
+        a turn first awaits `answer_modules_ready` (the warm-up's imports, `ui.warm_up`)."""
         self._app = app
+        self._answer_modules_ready = answer_modules_ready
         self._tree = tree
         self._open_intent = open_intent
         self._quit = quit
@@ -181,6 +189,7 @@ class TurnControl:
         """Run `text`, then whatever the agent says comes next (queued messages, the goal's continuation)."""
         agent = self._app.agent
         assert agent is not None
+        await self._answer_modules_ready()  # the answer's row then imports nothing on the loop
         result = None
         next_text: str | None = text
         while next_text is not None:

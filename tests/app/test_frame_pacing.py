@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual import screen as textual_screen
 
 from hermes_tui.app import LOOP_SWITCH_INTERVAL_S
@@ -71,3 +73,45 @@ async def test_worker_threads_hand_the_interpreter_back_within_a_millisecond_whi
         await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
         assert sys.getswitchinterval() == pytest.approx(LOOP_SWITCH_INTERVAL_S)
     assert sys.getswitchinterval() == pytest.approx(before)
+
+
+async def test_a_key_from_the_driver_thread_holds_a_due_collection_before_the_loop_has_seen_it(
+    tmp_path: Path,
+) -> None:
+    # The terminal driver's input thread hands a key over (`send_message`); the event loop hears of
+    # it one or two iterations later. A due collection that ran in between held the key for all of it.
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
+        await wait_until(pilot, lambda: app.gc_pacer.started, 10, "the end of start-up")
+        pacer = app.gc_pacer
+        pacer.quiet_s = pacer.max_delay_s = 0.0  # with no key on its way, a tick collects at once
+        pacer.due_after = 0  # a full collection is due
+        driver = app._driver
+        assert driver is not None
+
+        def key_sent_while_the_loop_is_held() -> tuple[bool, bool, str]:
+            # Runs on the event loop, which cannot run what the driver's thread schedules until this returns.
+            thread = threading.Thread(target=driver.send_message, args=(events.Key("z", "z"),))
+            thread.start()
+            thread.join(HANG_GUARD_S)
+            return pacer.input_pending, pacer.tick(), app.main.prompt.value
+
+        collections = pacer.collections
+        pending, collected, prompt = key_sent_while_the_loop_is_held()
+        assert prompt == ""  # the loop has not handled the key yet
+        assert pending and not collected and pacer.collections == collections
+        await wait_until(pilot, lambda: app.main.prompt.value == "z", 10, "the key in the prompt")
+
+
+async def test_each_key_is_counted_once_however_it_arrives(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
+        pacer = app.gc_pacer
+        keys = pacer.keys
+        await pilot.press("a", "b", "c")  # through the driver: counted in its thread
+        app.post_message(events.Key("d", "d"))  # posted on the loop: counted there
+        await wait_until(pilot, lambda: app.main.prompt.value == "abcd", 10, "the keys in the prompt")
+        assert pacer.keys - keys == 4 and app.input_arrivals.in_flight == 0
+        await wait_until(pilot, lambda: not pacer.input_pending, 10, "every key's frame")

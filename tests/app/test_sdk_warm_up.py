@@ -59,3 +59,39 @@ def test_the_warm_up_compiles_the_common_fence_lexers_before_any_answer_needs_th
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=HANG_GUARD_S
     )
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_a_turn_waiting_for_the_answer_modules_starts_their_import_and_the_loop_runs_meanwhile() -> None:
+    """A fresh process (the modules are imported once per process): nothing typed yet, so no warm-up
+    started; the turn's wait starts it, returns once the modules are in, and never holds the loop."""
+    import subprocess
+    import sys
+
+    script = (
+        "import asyncio, sys\n"
+        "from hermes_tui.config import ProviderChoice\n"
+        "from hermes_tui.ui import warm_up\n"
+        "async def main():\n"
+        "    workers = []\n"
+        "    choice = ProviderChoice('demo', 'demo', '', '', True)\n"
+        "    w = warm_up.WarmUp(choice, agent=lambda: None, run=lambda c: workers.append(asyncio.ensure_future(c)),"
+        " after=lambda: None)\n"
+        "    before = any(m in sys.modules for m in warm_up.FIRST_ANSWER_MODULES)\n"
+        "    beats = 0\n"
+        "    async def heart():\n"
+        "        nonlocal beats\n"
+        "        while True:\n"
+        "            beats += 1\n"
+        "            await asyncio.sleep(0)\n"
+        "    beating = asyncio.ensure_future(heart())\n"
+        "    await w.answer_modules_ready()\n"
+        "    after = all(m in sys.modules for m in warm_up.FIRST_ANSWER_MODULES)\n"
+        "    beating.cancel()\n"
+        "    await asyncio.gather(*workers)\n"
+        "    print(before, after, w.started, beats > 10)\n"
+        "asyncio.run(main())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=HANG_GUARD_S
+    )
+    assert out.stdout.split() == ["False", "True", "True", "True"]

@@ -14,6 +14,7 @@ from hermes_tui.core.emitter import Emitter
 from hermes_tui.core.turn.steering import SteeringInbox
 from hermes_tui.ui.sessions_tree import SessionsTree
 from hermes_tui.ui.turn_control import BUSY, TurnControl
+from tests.waits import HANG_GUARD_S
 
 
 class FakeWorker:
@@ -127,3 +128,37 @@ async def test_a_prompt_sent_while_the_session_still_resumes_waits_for_it() -> N
     app.ready.set()
     await sent
     assert app.started == ["turn"]
+
+
+async def test_a_turn_runs_only_once_the_first_answer_modules_are_imported() -> None:
+    # The answer's row imports the Markdown stack on the loop; while the warm-up's thread imported it,
+    # the loop waited for that thread's import lock. The turn's worker waits instead.
+    order: list[str] = []
+    gate = asyncio.Event()
+
+    async def answer_modules_ready() -> None:
+        order.append("waiting")
+        await gate.wait()
+
+    async def run_conversation(text: str) -> Any:
+        order.append(f"turn: {text}")
+        return SimpleNamespace(interrupted=False)
+
+    async def next_turn(result: Any) -> None:
+        return None
+
+    app = FakeApp()
+    app.agent = SimpleNamespace(session_id="s1", run_conversation=run_conversation, next_turn=next_turn)
+    turns = TurnControl(
+        app, SessionsTree(app), open_intent=lambda i: None, quit=_quit, answer_modules_ready=answer_modules_ready
+    )
+    task = asyncio.ensure_future(turns._run_turns("hello"))
+    for _ in range(100):  # loop passes, not time: the worker runs up to its wait
+        if order:
+            break
+        await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert order == ["waiting"] and not task.done()
+    gate.set()
+    await asyncio.wait_for(task, HANG_GUARD_S)
+    assert order == ["waiting", "turn: hello"]

@@ -207,6 +207,7 @@ class Typist:
         self._shown = threading.Event()
         self._shown_at = 0.0
         self._chars = 0
+        self.last_key = (0.0, 0.0)  # (sent, shown) on perf_counter: the last key's wait, as it happened
         original = app._display
 
         def display(screen: Any, renderable: Any) -> None:
@@ -239,6 +240,7 @@ class Typist:
             driver.send_message(events.Key(char, char))
             if not self._shown.wait(60):
                 raise TimeoutError("a key never reached the screen")
+            self.last_key = (started, self._shown_at)
             result.add(self._shown_at - started)
             on_key(self._shown_at - started)
         self._target = 0

@@ -63,6 +63,8 @@ from hermes_tui.widgets.review_log import ReviewLog
 from hermes_tui.widgets.textual_workarounds import quicker_frames, release_removed_widget_lines
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from textual.screen import Screen
     from textual.theme import Theme
 
     from hermes_tui.core import events as ev
@@ -115,6 +117,7 @@ class HermesApp(App[int]):
         self.inbox = EventInbox(self.post_message)  # core events in; streamed deltas batched
         self._keys_handled = 0  # of them, keys (the frame after a text change echoes them: gc_pacer.note_echo)
         self._inputs_handled = 0  # keys and mouse events this app's queue has handed over (on_event)
+        self._echo_due: tuple[int, int | None] | None = None  # (keys handled, inputs if a collection is due)
         self._saved_switch_interval: float | None = None
         self.warm_up = WarmUp(
             choice,
@@ -398,23 +401,31 @@ class HermesApp(App[int]):
         return super().post_message(message)
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        """A key changed a text field (the prompt, mostly): a due full collection runs once the frame
-        showing it is drawn, unless another key is waiting by then (see `_collect_after_echo`)."""
+        """A key changed a text field (the prompt, mostly): the next frame written shows it. Then the
+        pacer hears that the key is drawn and, if a full collection is due, runs it — unless another
+        key is waiting by then (see `_display` and `_collect_after_echo`)."""
         self.warm_up.typed()  # the first key after start-up warms the SDK up
-        self.call_after_refresh(self.call_after_refresh, self.gc_pacer.note_echo, self._keys_handled)  # tick waits
-        handled = self._inputs_handled
-        if self.gc_pacer.due:
-            # Twice: the field's repaint may not have reached the screen when this message does, and
-            # a screen with nothing to draw runs the callback at once — before the key is shown.
-            # By the first callback the screen knows, so the second one waits for that frame.
-            self.call_after_refresh(self.call_after_refresh, self._collect_after_echo, handled)
+        self._echo_due = (self._keys_handled, self._inputs_handled if self.gc_pacer.due else None)
 
     on_text_area_changed = on_input_changed  # the prompt is a TextArea
 
+    def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
+        # The frame that shows a typed key is the first one written after the key was handled.
+        # Callbacks "after refresh" are no such signal: a screen update runs them whether it drew
+        # anything or not, and 2-4 collections a stream ran in front of a key not yet drawn.
+        super()._display(screen, renderable)
+        echo, self._echo_due = self._echo_due, None
+        if echo is None or renderable is None or self._batch_count:  # nothing was written: still due
+            self._echo_due = echo
+            return
+        keys, handled = echo
+        self.gc_pacer.note_echo(keys)
+        if handled is not None:
+            self._collect_after_echo(handled)
+
     def _collect_after_echo(self, handled: int) -> None:
-        # A moment later: a key the driver's thread sent while the frame was drawn reaches
-        # post_message through loop callbacks that are ready now, so it is counted before the pacer
-        # compares — and the collection waits for that key's echo instead of holding it up.
+        # A moment later: a key the driver's thread sent while the frame was drawn is counted by
+        # then (input_arrivals), and the collection waits for that key's echo instead of holding it up.
         asyncio.get_running_loop().call_later(ECHO_SETTLE_S, self.gc_pacer.after_echo, handled)
 
     async def on_unmount(self) -> None:

@@ -115,3 +115,25 @@ async def test_each_key_is_counted_once_however_it_arrives(tmp_path: Path) -> No
         await wait_until(pilot, lambda: app.main.prompt.value == "abcd", 10, "the keys in the prompt")
         assert pacer.keys - keys == 4 and app.input_arrivals.in_flight == 0
         await wait_until(pilot, lambda: not pacer.input_pending, 10, "every key's frame")
+
+
+async def test_a_key_counts_as_drawn_only_once_a_frame_is_written_after_it(tmp_path: Path) -> None:
+    # Screen updates run their after-refresh callbacks whether they drew anything or not; a key
+    # counted as drawn before it was let a due collection run in front of its frame.
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
+        await wait_until(pilot, lambda: app.gc_pacer.started, 10, "the end of start-up")
+        pacer = app.gc_pacer
+        pacer.quiet_s = pacer.max_delay_s = 3600.0  # only the key's echo would collect
+        pacer.due_after = 0  # a full collection is due
+        collections = pacer.collections
+        with app.batch_update():  # no frame is written while it lasts
+            await pilot.press("q")
+            await wait_until(pilot, lambda: app.main.prompt.value == "q", 10, "the key in the prompt")
+            for _ in range(3):
+                await pilot.pause()  # screen updates come and go, drawing nothing
+            assert pacer.input_pending and pacer.echoed < pacer.keys
+            assert pacer.collections == collections
+        await wait_until(pilot, lambda: pacer.echoed == pacer.keys, 10, "the key's frame")
+        await wait_until(pilot, lambda: pacer.collections > collections, 10, "the collection after it")

@@ -24,8 +24,19 @@ if TYPE_CHECKING:
     from hermes_tui.config import ProviderChoice
     from hermes_tui.core.agent import Agent
 
-CORE_MODULES = ("hermes_tui.core.bootstrap", "hermes_tui.core.agent")
-"""The agent, its turn loop and reviewer: imported before the agent opens."""
+CORE_MODULES = (
+    "hermes_tui.core.bootstrap",
+    "hermes_tui.core.agent",
+    # what `open_agent` imports inside its functions: on the loop otherwise, in the startup worker
+    "hermes_tui.core.providers.factory",
+    "hermes_tui.core.providers.chain",
+    "hermes_tui.core.upkeep",
+    "hermes_tui.core.commands",
+    "hermes_tui.core.tools.memory_tool",
+    "hermes_tui.core.tools.session_search",
+    "hermes_tui.core.tools.skill_tools",
+)
+"""The agent, its turn loop and reviewer, and what opening it imports: imported before it opens."""
 FIRST_ANSWER_MODULES = ("hermes_tui.widgets.answer_body", "hermes_tui.core.mentions.attach")
 """What the first prompt and answer need and the first frame does without: the Markdown stack, and
 the @-mention expansion every sent prompt goes through (imported on the loop at Enter otherwise)."""

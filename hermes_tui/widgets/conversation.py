@@ -48,7 +48,7 @@ from hermes_tui.widgets.transcript import (
     TranscriptItem,
     history_to_items,
 )
-from hermes_tui.widgets.transcript_rows import AssistantMessage, WindowBoundary, build_row
+from hermes_tui.widgets.transcript_rows import AssistantMessage, WindowBoundary, build_row, import_answer_module
 from hermes_tui.widgets.transcript_window import TranscriptWindow
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ DEFAULT_PAGE_SIZE = 30
 PINNED_TITLE = "📌 pinned"  # above a pinned message's row
 FIRST_ROWS = 4  # rows of a rebuilt window mounted in its first frame (the newest: the bottom of the view)
 ROWS_PER_FRAME = 2  # then the earlier rows, this many per frame
+FILL_GROUP = "fill-view"  # the worker that mounts earlier rows until they fill a tall view
 DEFAULT_FLUSH_INTERVAL = MIN_INTERVAL_S  # the fastest flush rate: ~30 per second (FlushPolicy spaces them)
 BRANCH_NOTE = (
     "A new branch whose history runs up to and including the selected message (past a tool call's"
@@ -115,6 +116,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         self._earlier = WindowBoundary("earlier")
         self._later = WindowBoundary("later")
         self._window_lock = asyncio.Lock()  # one rebuild at a time
+        self._rebuilds = 0  # windows rebuilt so far (a filling view stops when another rebuild came)
         self.flush_count = 0  # flushes that reached the screen (for tests and benchmarks)
         self.cursor = MessageCursor(self)
         self._history_load: AwaitComplete | None = None
@@ -404,6 +406,8 @@ class ConversationView(ConversationKeys, VerticalScroll):
         return AwaitComplete(self._replace_items([]))
 
     async def _replace_items(self, items: list[TranscriptItem]) -> None:
+        if any(item.kind == KIND_ASSISTANT for item in items):
+            await import_answer_module()  # off the loop: keys typed while a session opens go on
         async with self._window_lock:
             self._cancel_flush_timer()
             self._active = None
@@ -423,6 +427,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         frame, so no frame has to style and lay out the whole page (20 restored rows took one
         50-70 ms frame, and a key typed meanwhile waited for all of it).
         """
+        self._rebuilds += 1
         self._window.rebuilding = True
         try:
             self._rows = {}
@@ -446,7 +451,12 @@ class ConversationView(ConversationKeys, VerticalScroll):
         if not self.at_latest:  # items that arrived while the window was rebuilt
             await self._mount_later_page()
         self.anchor()
-        self.call_after_refresh(self._fill_viewport)
+        self.call_after_refresh(self._start_filling)
+
+    def _start_filling(self) -> None:
+        # A worker of its own, not the screen's after-refresh callback: it waits for frames, and the
+        # screen runs the next frame's callbacks only after this one returned.
+        self.run_worker(self._fill_viewport(), group=FILL_GROUP, exclusive=True)
 
     def note_keypress(self) -> None:
         """A key was pressed: the next streaming flush waits `KEY_FRAME_S` and a rebuilt window's
@@ -467,19 +477,21 @@ class ConversationView(ConversationKeys, VerticalScroll):
             self._keypress_seen = False
 
     async def _fill_viewport(self) -> None:
-        """A tall view with short rows: mount earlier pages until the rows fill it (or run out). (A page,
-        not `history_window` rows at a time: growing in small steps above a message opened far back
-        pushed it out of view before the scroll caught up.)"""
-        if not (
-            self._window.can_grow_upward
+        """A tall view with short rows: mount earlier rows, `ROWS_PER_FRAME` a frame, until they fill it
+        (or run out). A page mounted in one go held keys typed while a session opened for 200-400 ms.
+        It stops once the window was rebuilt since (a message opened far back: growing above it would
+        push it out of view before the scroll caught up)."""
+        rebuilds = self._rebuilds
+        while (
+            rebuilds == self._rebuilds
+            and self._window.can_grow_upward
             and self.is_attached
             and self._rows_height() < self.scrollable_content_region.height
         ):
-            return
-        new_rows = self._build_rows(self._window.grow_upward())
-        await self.mount_all(new_rows, after=self._earlier)
-        self._sync_boundaries()
-        self.call_after_refresh(self._fill_viewport)  # measure again once the new rows are laid out
+            new_rows = self._build_rows(self._window.grow_upward(ROWS_PER_FRAME))
+            await self.mount_all(new_rows, after=self._earlier)
+            self._sync_boundaries()
+            await self._next_frame()  # measured again once the new rows are laid out; keys go first
 
     def _rows_height(self) -> int:
         """Lines the mounted rows take (with their margins), whatever the scroll position."""
@@ -499,6 +511,7 @@ class ConversationView(ConversationKeys, VerticalScroll):
         async with self._window_lock:
             if not 0 <= index < len(self._window.items):
                 return
+            self._rebuilds += 1
             self._window.rebuilding = True
             try:
                 self._rows = {}

@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
+from hermes_tui.lazy_imports import import_off_loop
 from hermes_tui.widgets.hidden_text import (
     HiddenTextBar,
     ShowFullText,
@@ -40,6 +41,16 @@ from hermes_tui.widgets.transcript import (
 
 if TYPE_CHECKING:  # the Markdown stack: imported with the first answer, or after the first frame
     from hermes_tui.widgets.answer_body import AnswerBody
+
+ANSWER_MODULE = "hermes_tui.widgets.answer_body"
+
+
+async def import_answer_module() -> None:
+    """Import the Markdown stack in a thread before answer rows are built on the loop. On the loop it
+    took 100-200 ms with a resumed session's first rows; and while the warm-up's thread was importing
+    it, the loop waited for that thread's import lock. Nothing to do once it is imported."""
+    await import_off_loop(ANSWER_MODULE)
+
 
 NOTICE_ICONS = {
     "compression": "🗜",

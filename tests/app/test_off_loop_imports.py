@@ -1,0 +1,46 @@
+"""The Markdown stack is imported off the event loop when a resumed session's answers are shown: on the
+loop it held keys typed while the session opened (and the warm-up's thread importing it at the same
+time made the loop wait for that thread's import lock). A fresh process: it is imported once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.waits import HANG_GUARD_S
+
+SCRIPT = """
+import asyncio, sys, tempfile, threading
+from pathlib import Path
+
+on_main_thread = []
+
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "hermes_tui.widgets.answer_body":
+            on_main_thread.append(threading.current_thread() is threading.main_thread())
+        return None
+
+sys.meta_path.insert(0, Spy())
+from tests.app.test_resume_refs import STORED, _app, _home_with_one_session
+
+async def main(tmp):
+    home = await _home_with_one_session(tmp)
+    app = _app(tmp, home, STORED)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 60)
+        await app.main.conversation.history_loaded()
+        await pilot.pause()
+        rows = [type(row).__name__ for row in app.main.conversation.mounted_rows]
+    print(on_main_thread, "AssistantMessage" in rows)
+
+with tempfile.TemporaryDirectory() as folder:
+    asyncio.run(main(Path(folder)))
+"""
+
+
+def test_a_resumed_sessions_answers_import_the_markdown_stack_in_a_thread() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True, timeout=HANG_GUARD_S
+    )
+    assert out.stdout.split() == ["[False]", "True"]

@@ -69,6 +69,7 @@ def _names(error: BaseException) -> set[str]:
 
 
 _GENERIC_TEXTS = ("Connection error.", "Request timed out")
+_SDK_WRAPPERS = frozenset({"APIConnectionError", "APITimeoutError"})  # the SDKs' wrappers of a transport error
 
 
 def _reason(chain: list[BaseException]) -> str:
@@ -80,7 +81,9 @@ def _reason(chain: list[BaseException]) -> str:
             return os.strerror(item.errno)
         if isinstance(item, OSError) and item.strerror:
             return item.strerror
-    for item in chain:
+    # The transport's own words first: an SDK that wraps a transport error mid-stream (anthropic
+    # from 2.17: "Connection to HOST failed: ...") would otherwise name the host a second time.
+    for item in sorted(chain, key=lambda linked: bool(_names(linked) & _SDK_WRAPPERS)):
         text = str(item).strip()
         if text and not text.startswith(_GENERIC_TEXTS):
             return text.splitlines()[0][:200]

@@ -412,7 +412,7 @@ class HermesApp(App[int]):
     def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
         # The frame that shows a typed key is the first one written after the key was handled.
         # Callbacks "after refresh" are no such signal: a screen update runs them whether it drew
-        # anything or not, and 2-4 collections a stream ran in front of a key not yet drawn.
+        # anything or not, and 1-3 collections a stream ran in front of a key not yet drawn.
         super()._display(screen, renderable)
         echo, self._echo_due = self._echo_due, None
         if echo is None or renderable is None or self._batch_count:  # nothing was written: still due

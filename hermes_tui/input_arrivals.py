@@ -5,7 +5,8 @@ waits behind the whole collection. The app used to count input in `post_message`
 driver's input thread sends (`Driver.send_message`) only reaches `post_message` one or two loop
 iterations later, through a task that `asyncio.run_coroutine_threadsafe` schedules. A pacer tick
 or a post-echo collection that is already queued runs first, and the key waits for it
-(bench/stream_bench.py counted 4-5 of these per 200 KB stream).
+(with the echo counted too early, app.py's `_display`, the cause of the 1-3 collections a
+200 KB stream of bench/stream_bench.py ran in front of keys).
 
 `watch(driver)` wraps the driver's `send_message` on that one driver instance, so each input is
 counted (`note(is_key)`, which must be safe to call from another thread) in the driver's thread,

@@ -406,9 +406,9 @@ class ConversationView(ConversationKeys, VerticalScroll):
         return AwaitComplete(self._replace_items([]))
 
     async def _replace_items(self, items: list[TranscriptItem]) -> None:
-        if any(item.kind == KIND_ASSISTANT for item in items):
-            await import_answer_module()  # off the loop: keys typed while a session opens go on
-        async with self._window_lock:
+        async with self._window_lock:  # taken first: a reveal asked for meanwhile comes after this
+            if any(item.kind == KIND_ASSISTANT for item in items):
+                await import_answer_module()  # off the loop: keys typed while a session opens go on
             self._cancel_flush_timer()
             self._active = None
             self._pending_text.clear()
@@ -479,18 +479,22 @@ class ConversationView(ConversationKeys, VerticalScroll):
     async def _fill_viewport(self) -> None:
         """A tall view with short rows: mount earlier rows, `ROWS_PER_FRAME` a frame, until they fill it
         (or run out). A page mounted in one go held keys typed while a session opened for 200-400 ms.
-        It stops once the window was rebuilt since (a message opened far back: growing above it would
-        push it out of view before the scroll caught up)."""
+        Each batch is grown and mounted under the window's lock, and none once the window was rebuilt
+        since (a message opened far back: rows of the old window must not join the new one, and
+        growing above the message would push it out of view before the scroll caught up)."""
         rebuilds = self._rebuilds
-        while (
-            rebuilds == self._rebuilds
-            and self._window.can_grow_upward
-            and self.is_attached
-            and self._rows_height() < self.scrollable_content_region.height
-        ):
-            new_rows = self._build_rows(self._window.grow_upward(ROWS_PER_FRAME))
-            await self.mount_all(new_rows, after=self._earlier)
-            self._sync_boundaries()
+        while True:
+            async with self._window_lock:
+                if not (
+                    rebuilds == self._rebuilds
+                    and self._window.can_grow_upward
+                    and self.is_attached
+                    and self._rows_height() < self.scrollable_content_region.height
+                ):
+                    return
+                new_rows = self._build_rows(self._window.grow_upward(ROWS_PER_FRAME))
+                await self.mount_all(new_rows, after=self._earlier)
+                self._sync_boundaries()
             await self._next_frame()  # measured again once the new rows are laid out; keys go first
 
     def _rows_height(self) -> int:

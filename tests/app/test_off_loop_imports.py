@@ -44,3 +44,35 @@ def test_a_resumed_sessions_answers_import_the_markdown_stack_in_a_thread() -> N
         [sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True, timeout=HANG_GUARD_S
     )
     assert out.stdout.split() == ["[False]", "True"]
+
+
+REVEAL_SCRIPT = """
+import asyncio, sys
+from tests.tui.test_conversation import host, long_history
+from hermes_tui.widgets.conversation import ConversationView
+
+async def main():
+    app = host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        # as the presenter does for a search hit: the history's load is not awaited before the reveal
+        loading = view.load_history(long_history(200))
+        revealing = view.reveal_item(10)
+        await loading
+        await revealing
+        await pilot.pause()
+        marked = [row.item.text for row in view.query(".-marked")]
+    print("hermes_tui.widgets.answer_body" in sys.modules, marked)
+
+asyncio.run(main())
+"""
+
+
+def test_a_reveal_asked_for_while_the_history_loads_comes_after_the_load() -> None:
+    # The history's load now waits for the Markdown stack's import in a thread; a reveal asked for
+    # meanwhile (a search hit) must still come after the load, or the load resets the view to the
+    # newest rows and "Branch here" branches at the wrong message (the tmux power-path test saw it).
+    out = subprocess.run(
+        [sys.executable, "-c", REVEAL_SCRIPT], capture_output=True, text=True, check=True, timeout=HANG_GUARD_S
+    )
+    assert out.stdout.strip().split(maxsplit=1) == ["True", "['question 5']"]

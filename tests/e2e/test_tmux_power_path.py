@@ -77,13 +77,17 @@ def test_search_open_branch_here_send_compare_inspect(power_tui: tuple[TmuxSessi
     session.keys("F3")
     session.wait_for(lambda s: "Compare with" in s, what="the session picker")
     session.keys("Enter")  # the parent is offered first
-    screen = session.wait_for(lambda s: "shared messages" in s, what="the comparison")
-    assert "≡ 2 shared messages" in screen and "diverged" in screen
+    # Both parts drawn (a capture can fall between the frames that draw them), then the count checked.
+    screen = session.wait_for(lambda s: "shared messages" in s and "diverged" in s, what="the comparison")
+    assert "≡ 2 shared messages" in screen, screen
     session.keys("Escape")
     session.wait_for(lambda s: "shared messages" not in s, what="the comparison to close")
 
     session.keys("F4")
-    screen = session.wait_for(lambda s: "Compression inspector" in s and "capybaras" in s, what="the inspector")
+    screen = session.wait_for(
+        lambda s: "Compression inspector" in s and "capybaras" in s and "Summarised messages (" in s,
+        what="the inspector",
+    )
     assert "Summarised messages (3)" in screen
     session.keys("Escape")
     session.wait_for(lambda s: "Compression inspector" not in s, what="the inspector to close")

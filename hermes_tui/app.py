@@ -138,7 +138,6 @@ class HermesApp(App[int]):
             open_intent=lambda i: self.navigation.open_intent(i),
             quit=self.action_quit,
             busy_input_mode=settings.display.busy_input_mode,
-            answer_modules_ready=lambda: self.warm_up.answer_modules_ready(),
         )
         self.permissions = Permissions(self)
 
@@ -397,7 +396,7 @@ class HermesApp(App[int]):
     def post_message(self, message: Message) -> bool:
         # input is counted as it arrives, not when the app's queue reaches it (if the driver's
         # thread has not counted it already)
-        self.input_arrivals.first_sight(message)
+        self.input_arrivals.note_posted(message)
         return super().post_message(message)
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -414,10 +413,10 @@ class HermesApp(App[int]):
         # Callbacks "after refresh" are no such signal: a screen update runs them whether it drew
         # anything or not, and 1-3 collections a stream ran in front of a key not yet drawn.
         super()._display(screen, renderable)
-        echo, self._echo_due = self._echo_due, None
+        echo = self._echo_due
         if echo is None or renderable is None or self._batch_count:  # nothing was written: still due
-            self._echo_due = echo
             return
+        self._echo_due = None
         keys, handled = echo
         self.gc_pacer.note_echo(keys)
         if handled is not None:

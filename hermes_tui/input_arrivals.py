@@ -10,9 +10,9 @@ or a post-echo collection that is already queued runs first, and the key waits f
 
 `watch(driver)` wraps the driver's `send_message` on that one driver instance, so each input is
 counted (`note(is_key)`, which must be safe to call from another thread) in the driver's thread,
-before the loop hears of it. `first_sight(message)`, called from the app's `post_message`, says
-whether the message still has to be counted there: input that was already counted in the driver's
-thread is not counted twice; input posted any other way (a test posting events, Textual posting its
+before the loop hears of it. `note_posted(message)`, called from the app's `post_message`, counts
+what still has to be counted there: input that was already counted in the driver's thread is not
+counted twice; input posted any other way (a test posting events, Textual posting its
 own) is counted on the loop as before.
 """
 
@@ -50,14 +50,10 @@ class InputArrivals:
 
         driver.send_message = send_counted
 
-    def first_sight(self, message: Message) -> bool:
-        """True when `message` is input that nobody counted yet (and counts it now)."""
-        if not is_input(message):
-            return False
-        if self._counted.pop(id(message), None) is message:
-            return False
-        self._note(isinstance(message, events.Key))
-        return True
+    def note_posted(self, message: Message) -> None:
+        """`message` reached the app: counted now if it is input that nobody counted yet."""
+        if is_input(message) and self._counted.pop(id(message), None) is not message:
+            self._note(isinstance(message, events.Key))
 
     @property
     def in_flight(self) -> int:

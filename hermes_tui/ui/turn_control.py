@@ -32,6 +32,7 @@ from textual.worker import Worker, WorkerState
 from hermes_tui.screens.registry import screen_class
 from hermes_tui.ui.ports import MainView, TurnHost
 from hermes_tui.ui.sessions_tree import SessionsTree
+from hermes_tui.ui.warm_up import answer_modules_ready
 
 if TYPE_CHECKING:
     from hermes_tui.core.commands import CommandResult, Intent
@@ -46,13 +47,8 @@ TURN = "turn"
 COMMAND = "command"
 BESIDE = "busy-command"  # the while-busy commands, run beside a turn or a command
 _ACTIVE = (WorkerState.PENDING, WorkerState.RUNNING)
-
 BUSY_INPUT_MODES = ("queue", "steer", "interrupt")
 _OTHER_MODE = {"queue": "steer", "steer": "queue", "interrupt": "queue"}  # what Alt+Enter does instead
-
-
-async def _nothing_to_wait_for() -> None:
-    return None
 
 
 class TurnControl:
@@ -66,11 +62,11 @@ class TurnControl:
         open_intent: Callable[[Intent], None],
         quit: Callable[[], Awaitable[None]],
         busy_input_mode: str = "queue",
-        answer_modules_ready: Callable[[], Awaitable[None]] = _nothing_to_wait_for,
+        answer_modules_ready: Callable[[], Awaitable[None]] = answer_modules_ready,
     ) -> None:
         """`open_intent` opens the screen a command asked for; `quit` ends the app (/quit);
         `busy_input_mode` (queue | steer | interrupt) is what Enter does with text while a turn runs;
-        a turn first awaits `answer_modules_ready` (the warm-up's imports, `ui.warm_up`)."""
+        a turn first awaits `answer_modules_ready` (the Markdown stack, imported off the loop)."""
         self._app = app
         self._answer_modules_ready = answer_modules_ready
         self._tree = tree

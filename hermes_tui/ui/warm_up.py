@@ -4,10 +4,11 @@ Two steps. Before the agent opens (after the first frame): the core's modules, i
 the start worker finds them imported. Once start-up is over and the user starts typing the first
 prompt: the Markdown stack, the code highlighter's common lexers and the provider's SDK (in a
 thread) and the SDK's client (built by `Agent.warm_up`), so the first turn pays for none of it.
-A turn waits (in its worker) until the first step's modules are in (`answer_modules_ready`): the
-first answer's row imports the Markdown stack on the event loop, and while the warm-up's thread was
-importing it, the loop waited for that thread's import lock — keys with it (36 ms in the first
-second of bench/stream_bench.py's stream when Enter came right after the prompt was typed).
+A turn waits (in its worker) until the first answer's modules are in (`answer_modules_ready`,
+importing them in a thread if nobody has): the first answer's row imports the Markdown stack on the
+event loop, and while the warm-up's thread was importing it, the loop waited for that thread's
+import lock — keys with it (36 ms in the first second of bench/stream_bench.py's stream when Enter
+came right after the prompt was typed).
 Not at start-up: the OpenAI SDK alone holds ~22 MB once imported, which a session opened only to
 be read never needs (issue 23, docs/PERFORMANCE.md). A turn sent before the warm-up ran still
 works: it imports what it needs.
@@ -19,6 +20,8 @@ import asyncio
 import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from hermes_tui.lazy_imports import import_off_loop
 
 if TYPE_CHECKING:
     from hermes_tui.config import ProviderChoice
@@ -70,6 +73,13 @@ def _first_answer_warm_up(modules: tuple[str, ...]) -> None:
     build_fence_lexers()
 
 
+async def answer_modules_ready() -> None:
+    """Until the first answer's modules are imported, each in a thread if not yet (or waited for there
+    while the warm-up's thread imports it): a turn awaits it before it runs."""
+    for module in FIRST_ANSWER_MODULES:
+        await import_off_loop(module)
+
+
 async def import_core() -> None:
     """The core's modules, off the event loop (~90 ms of module loading)."""
     await asyncio.to_thread(_import_all, CORE_MODULES)
@@ -94,7 +104,6 @@ class WarmUp:
         self._after = after
         self._due = False  # start-up is over
         self.started = False
-        self._answer_modules: asyncio.Task[None] | None = None  # FIRST_ANSWER_MODULES, imported in a thread
 
     def start_up_done(self, typed_already: bool) -> None:
         """Start-up is over; `typed_already`: the prompt holds text typed while it ran."""
@@ -105,32 +114,13 @@ class WarmUp:
     def typed(self) -> None:
         """A key changed the prompt: the warm-up starts (once, and only after start-up)."""
         if self._due and not self.started:
-            self._begin()
-
-    async def answer_modules_ready(self) -> None:
-        """Until the first answer's modules are imported (the warm-up starts now if nothing started
-        it: a turn needs them whether start-up is over or not)."""
-        if not self.started:
-            self._begin()
-        imports = self._answer_modules
-        assert imports is not None
-        # A task of its own, not the worker's: whatever becomes of the worker, it ends, and a
-        # caller cancelled meanwhile leaves it running. A failed import is the row's to report.
-        await asyncio.wait([imports])
-        if not imports.cancelled():
-            imports.exception()
-
-    def _begin(self) -> None:
-        self.started = True
-        self._answer_modules = asyncio.get_running_loop().create_task(
-            asyncio.to_thread(_import_all, FIRST_ANSWER_MODULES)
-        )
-        self._run(self._warm_up())
+            self.started = True
+            self._run(self._warm_up())
 
     async def _warm_up(self) -> None:
-        await self.answer_modules_ready()
+        modules = FIRST_ANSWER_MODULES
         sdk = SDK_MODULES.get(self._choice.provider)
-        await asyncio.to_thread(_first_answer_warm_up, (sdk,) if sdk else ())
+        await asyncio.to_thread(_first_answer_warm_up, (*modules, sdk) if sdk else modules)
         agent = self._agent()
         if agent is not None:
             await agent.warm_up()

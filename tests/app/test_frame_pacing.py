@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual import screen as textual_screen
+from textual.pilot import Pilot
 
-from hermes_tui.app import LOOP_SWITCH_INTERVAL_S
+from hermes_tui.app import LOOP_SWITCH_INTERVAL_S, HermesApp
+from hermes_tui.gc_pacer import GcPacer
 from hermes_tui.widgets.textual_workarounds import FRAMES_PER_SECOND, quicker_frames
 from tests.app.test_app import make_app
 from tests.tui.helpers import wait_until
@@ -24,6 +26,17 @@ def restored_period():
     period = textual_screen.UPDATE_PERIOD
     yield
     textual_screen.UPDATE_PERIOD = period
+
+
+async def pacer_with_a_collection_due(app: HermesApp, pilot: Pilot[int], *, timer_s: float) -> GcPacer:
+    """Once start-up is over: the app's pacer with a full collection always due, and the timer's rules
+    (`quiet_s`, `max_delay_s`) set to `timer_s`."""
+    await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
+    await wait_until(pilot, lambda: app.gc_pacer.started, 10, "the end of start-up")
+    pacer = app.gc_pacer
+    pacer.quiet_s = pacer.max_delay_s = timer_s
+    pacer.due_after = 0
+    return pacer
 
 
 async def test_screens_draw_from_a_quicker_timer(tmp_path: Path, restored_period: None) -> None:
@@ -53,11 +66,7 @@ def test_a_textual_fps_set_by_the_user_wins(monkeypatch: pytest.MonkeyPatch, res
 async def test_a_due_collection_runs_after_a_key_without_waiting_for_a_pause(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
-        await wait_until(pilot, lambda: app.gc_pacer.started, 10, "the end of start-up")
-        pacer = app.gc_pacer
-        pacer.quiet_s = pacer.max_delay_s = 3600.0  # the timer alone would never collect now
-        pacer.due_after = 0  # a full collection is due
+        pacer = await pacer_with_a_collection_due(app, pilot, timer_s=3600.0)  # the timer alone never collects
         before = pacer.collections
         await pilot.press("x")
         await wait_until(pilot, lambda: pacer.collections > before, 5, "a collection after the key")
@@ -82,11 +91,7 @@ async def test_a_key_from_the_driver_thread_holds_a_due_collection_before_the_lo
     # it one or two iterations later. A due collection that ran in between held the key for all of it.
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
-        await wait_until(pilot, lambda: app.gc_pacer.started, 10, "the end of start-up")
-        pacer = app.gc_pacer
-        pacer.quiet_s = pacer.max_delay_s = 0.0  # with no key on its way, a tick collects at once
-        pacer.due_after = 0  # a full collection is due
+        pacer = await pacer_with_a_collection_due(app, pilot, timer_s=0.0)  # no key on its way: a tick collects
         driver = app._driver
         assert driver is not None
 
@@ -122,11 +127,7 @@ async def test_a_key_counts_as_drawn_only_once_a_frame_is_written_after_it(tmp_p
     # counted as drawn before it was let a due collection run in front of its frame.
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await asyncio.wait_for(app.ready.wait(), HANG_GUARD_S)
-        await wait_until(pilot, lambda: app.gc_pacer.started, 10, "the end of start-up")
-        pacer = app.gc_pacer
-        pacer.quiet_s = pacer.max_delay_s = 3600.0  # only the key's echo would collect
-        pacer.due_after = 0  # a full collection is due
+        pacer = await pacer_with_a_collection_due(app, pilot, timer_s=3600.0)  # only the key's echo collects
         collections = pacer.collections
         with app.batch_update():  # no frame is written while it lasts
             await pilot.press("q")

@@ -4,10 +4,7 @@ time made the loop wait for that thread's import lock). A fresh process: it is i
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from tests.waits import HANG_GUARD_S
+from tests.fresh_python import fresh_python
 
 SCRIPT = """
 import asyncio, sys, tempfile, threading
@@ -40,10 +37,8 @@ with tempfile.TemporaryDirectory() as folder:
 
 
 def test_a_resumed_sessions_answers_import_the_markdown_stack_in_a_thread() -> None:
-    out = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True, timeout=HANG_GUARD_S
-    )
-    assert out.stdout.split() == ["[False]", "True"]
+    out = fresh_python(SCRIPT)
+    assert out.split() == ["[False]", "True"]
 
 
 REVEAL_SCRIPT = """
@@ -72,7 +67,5 @@ def test_a_reveal_asked_for_while_the_history_loads_comes_after_the_load() -> No
     # The history's load now waits for the Markdown stack's import in a thread; a reveal asked for
     # meanwhile (a search hit) must still come after the load, or the load resets the view to the
     # newest rows and "Branch here" branches at the wrong message (the tmux power-path test saw it).
-    out = subprocess.run(
-        [sys.executable, "-c", REVEAL_SCRIPT], capture_output=True, text=True, check=True, timeout=HANG_GUARD_S
-    )
-    assert out.stdout.strip().split(maxsplit=1) == ["True", "['question 5']"]
+    out = fresh_python(REVEAL_SCRIPT)
+    assert out.strip().split(maxsplit=1) == ["True", "['question 5']"]

@@ -13,6 +13,7 @@ from typing import Any
 from tests.app.test_app import make_app
 from tests.core.helpers import openai_choice
 from tests.fake_llm import Reply
+from tests.fresh_python import fresh_python
 from tests.tui.helpers import wait_until
 from tests.waits import HANG_GUARD_S
 
@@ -45,9 +46,6 @@ async def test_a_turn_sent_before_any_warm_up_still_gets_its_answer(tmp_path: Pa
 def test_the_warm_up_compiles_the_common_fence_lexers_before_any_answer_needs_them() -> None:
     """A fresh process (lexers are compiled once per process): Python's lexer is uncompiled until
     the warm-up's thread function ran, so the first Python fence of a stream costs the loop nothing."""
-    import subprocess
-    import sys
-
     script = (
         "from pygments.lexers.python import PythonLexer\n"
         "before = '_tokens' in PythonLexer.__dict__\n"
@@ -55,27 +53,17 @@ def test_the_warm_up_compiles_the_common_fence_lexers_before_any_answer_needs_th
         "warm_up._first_answer_warm_up(warm_up.FIRST_ANSWER_MODULES)\n"
         "print(before, '_tokens' in PythonLexer.__dict__)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=HANG_GUARD_S
-    )
-    assert out.stdout.split() == ["False", "True"]
+    assert fresh_python(script).split() == ["False", "True"]
 
 
-def test_a_turn_waiting_for_the_answer_modules_starts_their_import_and_the_loop_runs_meanwhile() -> None:
-    """A fresh process (the modules are imported once per process): nothing typed yet, so no warm-up
-    started; the turn's wait starts it, returns once the modules are in, and never holds the loop."""
-    import subprocess
-    import sys
-
+def test_a_turns_wait_for_the_answer_modules_imports_them_while_the_loop_runs() -> None:
+    """A fresh process (the modules are imported once per process): nothing typed yet, so nothing
+    imported them; the turn's wait imports them off the loop and returns once they are in."""
     script = (
         "import asyncio, sys\n"
-        "from hermes_tui.config import ProviderChoice\n"
+        "from hermes_tui.lazy_imports import module_imported\n"
         "from hermes_tui.ui import warm_up\n"
         "async def main():\n"
-        "    workers = []\n"
-        "    choice = ProviderChoice('demo', 'demo', '', '', True)\n"
-        "    w = warm_up.WarmUp(choice, agent=lambda: None, run=lambda c: workers.append(asyncio.ensure_future(c)),"
-        " after=lambda: None)\n"
         "    before = any(m in sys.modules for m in warm_up.FIRST_ANSWER_MODULES)\n"
         "    beats = 0\n"
         "    async def heart():\n"
@@ -84,14 +72,10 @@ def test_a_turn_waiting_for_the_answer_modules_starts_their_import_and_the_loop_
         "            beats += 1\n"
         "            await asyncio.sleep(0)\n"
         "    beating = asyncio.ensure_future(heart())\n"
-        "    await w.answer_modules_ready()\n"
-        "    after = all(m in sys.modules for m in warm_up.FIRST_ANSWER_MODULES)\n"
+        "    await warm_up.answer_modules_ready()\n"
+        "    after = all(module_imported(m) for m in warm_up.FIRST_ANSWER_MODULES)\n"
         "    beating.cancel()\n"
-        "    await asyncio.gather(*workers)\n"
-        "    print(before, after, w.started, beats > 10)\n"
+        "    print(before, after, beats > 10)\n"
         "asyncio.run(main())\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=HANG_GUARD_S
-    )
-    assert out.stdout.split() == ["False", "True", "True", "True"]
+    assert fresh_python(script).split() == ["False", "True", "True"]
